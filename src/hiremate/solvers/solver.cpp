@@ -1,0 +1,80 @@
+#include "hiremate/solvers/solver.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "hiremate/common/error.h"
+#include "hiremate/solvers/baselines.h"
+
+namespace hiremate {
+
+const char* to_string(PlanStatus s) {
+  switch (s) {
+    case PlanStatus::Optimal: return "optimal";
+    case PlanStatus::Feasible: return "feasible";
+    case PlanStatus::TimedOut: return "timed_out";
+    case PlanStatus::Infeasible: return "infeasible";
+  }
+  return "?";
+}
+
+std::vector<std::string> solver_names() { return {"autograd", "recompute_all"}; }
+
+std::unique_ptr<Solver> make_solver(const std::string& name) {
+  if (name == "autograd") return std::make_unique<AutogradSolver>();
+  if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
+  std::string known;
+  for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
+  throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));
+}
+
+Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt) {
+  if (auto why = solver.unsupported(g))
+    throw BadInput(fmt::format("solver '{}' does not apply to graph '{}': {}", solver.name(), g.name, *why));
+  auto start = std::chrono::steady_clock::now();
+  Plan plan = solver.solve(g, budget, opt);
+  plan.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.solver = solver.name();
+  plan.budget = budget;
+  if (!plan.has_schedule) {
+    HM_ASSERT(plan.status == PlanStatus::Infeasible || plan.status == PlanStatus::TimedOut,
+              "solver " + solver.name() + " returned no schedule but a feasible status");
+    plan.schedule = {};
+    return plan;
+  }
+  plan.sim = simulate(g, plan.schedule);
+  HM_ASSERT(plan.sim.valid, fmt::format("solver {} produced an invalid schedule: op {}: {}", solver.name(),
+                                        plan.sim.invalid_op, plan.sim.reason));
+  HM_ASSERT(plan.sim.peak <= budget, fmt::format("solver {} produced a plan over budget ({} > {} bytes)",
+                                                 solver.name(), plan.sim.peak, budget));
+  return plan;
+}
+
+Schedule keep_all_schedule(const Graph& g) {
+  std::vector<Op> ops;
+  bool loss_placed = false;
+  for (NodeId c : g.order) {
+    const auto kind = g.compute[c].kind;
+    if (kind == ComputeKind::Loss) {
+      ops.push_back(Op::loss_marker(c));
+      loss_placed = true;
+      continue;
+    }
+    if (kind == ComputeKind::Backward && !loss_placed) {  // a training graph without a loss node
+      ops.push_back(Op::loss_marker(kNone));
+      loss_placed = true;
+    }
+    ops.push_back(Op::compute(c, true));
+  }
+  if (g.is_training() && !loss_placed) ops.push_back(Op::loss_marker(g.loss));
+  return insert_frees(g, ops);
+}
+
+Baseline baseline(const Graph& g) {
+  SimResult r = simulate(g, keep_all_schedule(g));
+  HM_ASSERT(r.valid, "the keep-all schedule is invalid: " + r.reason);
+  return {r.peak, r.time};
+}
+
+}  // namespace hiremate

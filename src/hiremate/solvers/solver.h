@@ -1,0 +1,73 @@
+// One interface for every solver (DESIGN §3). A solver turns (graph, budget) into a Plan; it never
+// edits the graph. solve_checked() is how everyone calls a solver: it runs the simulator on the
+// returned schedule and refuses (as an internal error) any schedule that is invalid or over budget,
+// so that a plan over budget is never an output.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hiremate/graph/graph.h"
+#include "hiremate/schedule/schedule.h"
+#include "hiremate/schedule/simulate.h"
+
+namespace hiremate {
+
+enum class PlanStatus {
+  Optimal,     // proven optimal for this budget (in the solver's model)
+  Feasible,    // a valid plan under the budget, optimality not proven
+  TimedOut,    // the time limit was hit; `schedule` holds the best plan found, if any
+  Infeasible,  // no plan fits the budget (proven, or the solver's only plan does not fit)
+};
+const char* to_string(PlanStatus s);
+
+struct SolveOptions {
+  double time_limit = 60;  // wall-clock seconds for the whole solve
+  int threads = 2;
+  uint64_t seed = 0;
+  bool verbose = false;    // progress on stderr
+};
+
+struct Plan {
+  std::string solver;
+  PlanStatus status = PlanStatus::Infeasible;
+  bool has_schedule = false;  // false when infeasible or timed out without a plan
+  Schedule schedule;
+  SimResult sim;              // the simulator's verdict on `schedule` (filled by solve_checked)
+  int64_t budget = 0;
+  std::optional<double> bound;  // a lower bound on the time, where the solver has one
+  double solve_seconds = 0;
+  std::string note;           // why infeasible, what was cut by a time limit, ...
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // Whether it can plan this graph (e.g. recompute_all needs a training graph); if not, why.
+  virtual std::optional<std::string> unsupported(const Graph&) const { return std::nullopt; }
+  // Solves; the caller checks the result (use solve_checked()).
+  virtual Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const = 0;
+};
+
+std::vector<std::string> solver_names();
+// Throws BadInput naming the known solvers when `name` is unknown.
+std::unique_ptr<Solver> make_solver(const std::string& name);
+
+// Runs the solver, times it, simulates the schedule and checks it against the budget.
+// Throws BadInput when the solver does not apply to the graph.
+Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt);
+
+// The keep-all reference of budgets and overheads (the `autograd` baseline on training graphs, the
+// fixed order run once on generic DAGs): every node once in graph.order, freed after last use.
+Schedule keep_all_schedule(const Graph& g);
+struct Baseline {
+  int64_t peak = 0;
+  double time = 0;
+};
+Baseline baseline(const Graph& g);
+
+}  // namespace hiremate
