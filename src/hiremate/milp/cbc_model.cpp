@@ -1,0 +1,1 @@
+// The MILP layer over CBC (being written: issue 3).
