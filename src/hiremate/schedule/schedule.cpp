@@ -50,19 +50,23 @@ Schedule insert_frees(const Graph& g, const std::vector<Op>& input) {
 
   // Backward scan: a read with no later read before the next production is a last use.
   std::vector<bool> needed(g.data.size(), false);
+  // Frees after op i: its dead deps in dep order, then its outputs that nothing reads.
   std::vector<std::vector<NodeId>> frees_after(ops.size());
+  std::vector<NodeId> dead_outputs;
   for (size_t i = ops.size(); i-- > 0;) {
     written(g, ops[i], outs);
+    dead_outputs.clear();
     for (size_t j = 0; j < outs.size(); ++j) {
       NodeId d = outs[j];
-      if (!needed[d] && !g.data[d].source) frees_after[i].push_back(d);
+      if (!needed[d] && !g.data[d].source) dead_outputs.push_back(d);
       needed[d] = accumulates[i][j];
     }
-    if (ops[i].node == kNone) continue;
-    for (NodeId d : g.compute[ops[i].node].deps) {
-      if (!needed[d] && !g.data[d].source) frees_after[i].push_back(d);
-      needed[d] = true;
-    }
+    if (ops[i].node != kNone)
+      for (NodeId d : g.compute[ops[i].node].deps) {
+        if (!needed[d] && !g.data[d].source) frees_after[i].push_back(d);
+        needed[d] = true;
+      }
+    frees_after[i].insert(frees_after[i].end(), dead_outputs.begin(), dead_outputs.end());
   }
   Schedule s;
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -21,6 +21,7 @@ struct Op {
   bool operator==(const Op& o) const {
     return kind == o.kind && node == o.node && keep_phantoms == o.keep_phantoms;
   }
+  bool operator!=(const Op& o) const { return !(*this == o); }
 };
 
 struct Schedule {

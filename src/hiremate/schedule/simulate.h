@@ -35,7 +35,7 @@ struct SimResult {
   int64_t peak = 0;        // bytes, over the valid prefix
   size_t peak_op = 0;      // index of the op where the peak is reached
   double time = 0;         // sum of compute times (the loss included)
-  int64_t bytes_at_loss = 0;  // resident bytes right after the loss marker (0 without one)
+  int64_t bytes_at_loss = 0;  // resident right after the loss op, before the deletes that follow it
   size_t computes = 0;     // compute ops run (the loss included)
   size_t recomputations = 0;  // compute ops beyond the first run of each node
   std::vector<MemoryPoint> timeline;  // one point per op of the valid prefix
