@@ -6,6 +6,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/solvers/baselines.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
 
 namespace hiremate {
 
@@ -19,11 +20,12 @@ const char* to_string(PlanStatus s) {
   return "?";
 }
 
-std::vector<std::string> solver_names() { return {"autograd", "recompute_all"}; }
+std::vector<std::string> solver_names() { return {"autograd", "recompute_all", "checkmate"}; }
 
 std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "autograd") return std::make_unique<AutogradSolver>();
   if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
+  if (name == "checkmate") return std::make_unique<CheckmateSolver>();
   std::string known;
   for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
   throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));

@@ -1,0 +1,24 @@
+# The README's two commands: `make demo` and `make test`. Both install what is missing, then build.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+.PHONY: deps build demo test clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/hiremate info examples/mlp4-train.json
+	$(BUILD)/hiremate solve examples/mlp4-train.json --solver autograd --budget 1.0
+	$(BUILD)/hiremate solve examples/mlp4-train.json --solver recompute_all --budget 1.5
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

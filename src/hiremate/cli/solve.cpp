@@ -1,0 +1,106 @@
+// `hiremate solve GRAPH --budget B --solver NAME`: plan under a budget; every plan is simulated.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "hiremate/cli/commands.h"
+#include "hiremate/common/error.h"
+#include "hiremate/common/units.h"
+#include "hiremate/schedule/schedule_json.h"
+#include "hiremate/solvers/solver.h"
+
+namespace hiremate::cli {
+
+namespace {
+
+struct SolveArgs {
+  GraphArgs graph;
+  std::string budget, solver = "autograd", schedule_out;
+  SolveOptions options;
+  bool json = false;
+};
+
+std::string solver_help() {
+  std::string s = "solver: ";
+  for (const auto& n : solver_names()) s += n + ", ";
+  return s.substr(0, s.size() - 2) + " (default: autograd)";
+}
+
+}  // namespace
+
+Runner add_solve(CLI::App& app) {
+  auto* cmd = app.add_subcommand("solve", "plan one training step (or a DAG) under a memory budget");
+  auto a = std::make_shared<SolveArgs>();
+  a->graph.add_to(*cmd);
+  cmd->add_option("-b,--budget", a->budget,
+                  "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB), or a fraction of the "
+                  "baseline peak (0.8) or a percentage (80%)")
+      ->required();
+  cmd->add_option("-s,--solver", a->solver, solver_help());
+  cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", a->options.threads, "solver threads (default: 2)")->check(CLI::Range(1, 256));
+  cmd->add_option("--schedule-out", a->schedule_out, "write the schedule (hiremate-schedule JSON) to this file");
+  cmd->add_flag("-v,--verbose", a->options.verbose, "show the solver's progress on stderr");
+  cmd->add_flag("--json", a->json, "print JSON on stdout");
+  return [cmd, a]() {
+    if (!cmd->parsed()) return -1;
+    Graph g = a->graph.load();
+    Baseline b = baseline(g);
+    int64_t budget = parse_budget(a->budget, b.peak);
+    auto solver = make_solver(a->solver);
+    Plan plan = solve_checked(*solver, g, budget, a->options);
+    bool ok = plan.has_schedule;
+    double overhead = ok && b.time > 0 ? 100.0 * (plan.sim.time - b.time) / b.time : 0.0;
+    std::optional<double> gap;
+    if (ok && plan.bound && plan.sim.time > 0) gap = (plan.sim.time - *plan.bound) / plan.sim.time;
+    if (ok && !a->schedule_out.empty()) {
+      std::ofstream out(a->schedule_out);
+      if (!out) throw BadInput("cannot write the schedule to '" + a->schedule_out + "'");
+      out << schedule_to_json(g, plan.schedule).dump(1) << "\n";
+    }
+    if (a->json) {
+      nlohmann::ordered_json out;
+      out["graph"] = g.name;
+      out["solver"] = plan.solver;
+      out["status"] = to_string(plan.status);
+      out["valid"] = ok && plan.sim.valid;
+      out["budget"] = budget;
+      out["peak"] = ok ? nlohmann::ordered_json(plan.sim.peak) : nlohmann::ordered_json();
+      out["time"] = ok ? nlohmann::ordered_json(plan.sim.time) : nlohmann::ordered_json();
+      out["baseline_peak"] = b.peak;
+      out["baseline_time"] = b.time;
+      out["overhead_percent"] = ok ? nlohmann::ordered_json(overhead) : nlohmann::ordered_json();
+      out["bound"] = plan.bound ? nlohmann::ordered_json(*plan.bound) : nlohmann::ordered_json();
+      out["gap"] = gap ? nlohmann::ordered_json(*gap) : nlohmann::ordered_json();
+      out["solve_seconds"] = plan.solve_seconds;
+      out["recomputations"] = ok ? plan.sim.recomputations : 0;
+      out["note"] = plan.note;
+      out["memory_model"] = memory_model(g);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
+      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {})\n", budget, format_bytes(budget),
+                 b.peak > 0 ? 100.0 * budget / b.peak : 0.0, b.peak);
+      if (ok) {
+        fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n", plan.sim.peak,
+                   b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
+        fmt::print("time           {} {} (baseline {}, overhead {:.2f} %), {} recomputations\n", plan.sim.time,
+                   g.time_unit, b.time, overhead, plan.sim.recomputations);
+        if (plan.bound) fmt::print("bound          {} (gap {:.2f} %)\n", *plan.bound, gap ? *gap * 100 : 0.0);
+      }
+      if (!plan.note.empty()) fmt::print("note           {}\n", plan.note);
+      fmt::print("solve time     {:.3f} s\n", plan.solve_seconds);
+    }
+    if (plan.status == PlanStatus::Infeasible || !ok) {
+      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes from solver '{}'{}{}\n", budget,
+                               plan.solver, plan.note.empty() ? "" : ": ", plan.note);
+      return 3;
+    }
+    return 0;
+  };
+}
+
+}  // namespace hiremate::cli

@@ -1,0 +1,305 @@
+// Checkmate's MILP for generic DAGs in the fixed order (see checkmate.h for the model).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <numeric>
+
+#include "hiremate/common/error.h"
+#include "hiremate/milp/model.h"
+#include "hiremate/milp/solve.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+
+namespace hiremate {
+
+namespace {
+
+constexpr milp::Var kAbsent = -1;  // a variable fixed to 0 by pre-fixing, never created
+
+// Positions (in graph.order) and per-position data of a generic DAG.
+struct Dag {
+  int n = 0;
+  std::vector<int> pos;                      // compute id -> position
+  std::vector<int64_t> mem, overhead;        // in units of `unit`
+  std::vector<double> cost;
+  std::vector<std::vector<int>> pred, users;  // positions, sorted, unique
+  std::vector<int> last_desc;                // the largest position among descendants-or-self
+  int64_t unit = 1, sources = 0;
+
+  explicit Dag(const Graph& g) : n(static_cast<int>(g.order.size())) {
+    pos.assign(g.compute.size(), -1);
+    for (int p = 0; p < n; ++p) pos[g.order[p]] = p;
+    mem.assign(n, 0);
+    overhead.assign(n, 0);
+    cost.assign(n, 0);
+    pred.assign(n, {});
+    users.assign(n, {});
+    for (const auto& d : g.data)
+      if (d.source) sources += d.bytes;
+    for (int p = 0; p < n; ++p) {
+      const auto& c = g.compute[g.order[p]];
+      cost[p] = c.time;
+      overhead[p] = c.overhead;
+      for (NodeId d : c.outputs) mem[p] += g.data[d].bytes;
+      for (NodeId d : c.deps)
+        for (NodeId q : g.data[d].producers) pred[p].push_back(pos[q]);
+      std::sort(pred[p].begin(), pred[p].end());
+      pred[p].erase(std::unique(pred[p].begin(), pred[p].end()), pred[p].end());
+      for (int q : pred[p]) users[q].push_back(p);
+    }
+    int64_t gcd = 0;
+    for (int p = 0; p < n; ++p) gcd = std::gcd(gcd, std::gcd(mem[p], overhead[p]));
+    unit = gcd > 0 ? gcd : 1;
+    for (int p = 0; p < n; ++p) {
+      mem[p] /= unit;
+      overhead[p] /= unit;
+    }
+    last_desc.assign(n, 0);
+    for (int p = n - 1; p >= 0; --p) {
+      last_desc[p] = p;
+      for (int u : users[p]) last_desc[p] = std::max(last_desc[p], last_desc[u]);
+    }
+  }
+};
+
+struct Free {
+  int i;           // the node freed
+  milp::Var var;
+};
+
+struct DagModel {
+  const Dag& dag;
+  int64_t cap;  // budget in units, sources removed
+  milp::Model model;
+  std::vector<std::vector<milp::Var>> R, S, U;  // R[t][i], i <= t; S[t][i], i < t (S[n] empty); U[t][k]
+  std::vector<std::vector<std::vector<Free>>> frees;  // frees[t][k]: FREE[t,(i,k)]
+
+  milp::Var s(int t, int i) const { return t < dag.n && i < t ? S[t][i] : kAbsent; }
+
+  DagModel(const Dag& d, int64_t capacity) : dag(d), cap(capacity) {
+    const int n = dag.n;
+    R.resize(n);
+    S.resize(n);
+    U.resize(n);
+    frees.resize(n);
+    for (int t = 0; t < n; ++t) {
+      R[t].assign(t + 1, kAbsent);
+      S[t].assign(t, kAbsent);
+      U[t].assign(t + 1, kAbsent);
+      frees[t].resize(t + 1);
+      for (int i = 0; i <= t; ++i)
+        if (i == t || dag.last_desc[i] >= t)
+          R[t][i] = model.add_var(milp::VarType::Binary, i == t ? 1 : 0, 1, dag.cost[i]);
+      for (int i = 0; i < t; ++i)
+        if (dag.last_desc[i] >= t) S[t][i] = model.add_var(milp::VarType::Binary, 0, 1, 0);
+    }
+    for (int t = 0; t < n; ++t) add_stage_rows(t);
+  }
+
+  void add_stage_rows(int t) {
+    using milp::Term;
+    const double inf = milp::kInf;
+    for (int k = 0; k <= t; ++k) {
+      if (R[t][k] == kAbsent) continue;
+      for (int i : dag.pred[k]) {  // dependencies: k needs i computed or resident in this stage
+        if (R[t][i] == kAbsent && s(t, i) == kAbsent) {
+          HM_ASSERT(k != t, "a node's input cannot be available in its own stage");
+          model.set_bounds(R[t][k], 0, 0);
+          continue;
+        }
+        std::vector<Term> row{{R[t][k], 1}};
+        if (R[t][i] != kAbsent) row.push_back({R[t][i], -1});
+        if (s(t, i) != kAbsent) row.push_back({s(t, i), -1});
+        model.add_row(row, -inf, 0);
+      }
+    }
+    for (int i = 0; i < t; ++i) {
+      if (R[t][i] != kAbsent && S[t][i] != kAbsent) model.add_row({{R[t][i], 1}, {S[t][i], 1}}, -inf, 1);
+      if (s(t + 1, i) != kAbsent) {  // carry: resident next stage only if resident or computed now
+        std::vector<Term> row{{s(t + 1, i), 1}};
+        if (S[t][i] != kAbsent) row.push_back({S[t][i], -1});
+        if (R[t][i] != kAbsent) row.push_back({R[t][i], -1});
+        model.add_row(row, -inf, 0);
+      }
+    }
+    // FREE[t,(i,k)] = R[t,k] and not S[t+1,i] and no later user j of i computed in this stage.
+    for (int k = 0; k <= t; ++k) {
+      if (R[t][k] == kAbsent) continue;
+      std::vector<int> candidates = dag.pred[k];
+      candidates.push_back(k);
+      for (int i : candidates) {
+        milp::Var f = model.add_var(milp::VarType::Binary, 0, 1, 0);
+        frees[t][k].push_back({i, f});
+        model.add_row({{f, 1}, {R[t][k], -1}}, -inf, 0);
+        std::vector<Term> cover{{f, 1}, {R[t][k], -1}};
+        if (s(t + 1, i) != kAbsent) {
+          model.add_row({{f, 1}, {s(t + 1, i), 1}}, -inf, 1);
+          cover.push_back({s(t + 1, i), 1});
+        }
+        for (int j : dag.users[i])
+          if (j > k && j <= t && R[t][j] != kAbsent) {
+            model.add_row({{f, 1}, {R[t][j], 1}}, -inf, 1);
+            cover.push_back({R[t][j], 1});
+          }
+        model.add_row(cover, 0, inf);
+      }
+    }
+    // Memory while each op of the stage runs, by recurrence, and the peak constraint.
+    int prev = -1;
+    for (int k = 0; k <= t; ++k) {
+      if (R[t][k] == kAbsent) continue;
+      U[t][k] = model.add_var(milp::VarType::Continuous, 0, static_cast<double>(cap), 0);
+      std::vector<Term> row{{U[t][k], 1}, {R[t][k], -static_cast<double>(dag.mem[k])}};
+      if (prev < 0) {
+        for (int i = 0; i < t; ++i)
+          if (S[t][i] != kAbsent) row.push_back({S[t][i], -static_cast<double>(dag.mem[i])});
+      } else {
+        row.push_back({U[t][prev], -1});
+        for (const Free& f : frees[t][prev]) row.push_back({f.var, static_cast<double>(dag.mem[f.i])});
+      }
+      model.add_row(row, 0, 0);
+      if (dag.overhead[k] > 0)
+        model.add_row({{U[t][k], 1}, {R[t][k], static_cast<double>(dag.overhead[k])}}, -inf,
+                      static_cast<double>(cap));
+      prev = k;
+    }
+  }
+
+  // A full assignment for given R and S (FREE and U follow), or nothing when it exceeds the budget
+  // or breaks a pre-fixed zero. Used for the MIP start.
+  std::optional<std::vector<std::pair<milp::Var, double>>> assignment(
+      const std::vector<std::vector<char>>& r, const std::vector<std::vector<char>>& sv) const {
+    std::vector<std::pair<milp::Var, double>> values;
+    auto S1 = [&](int t, int i) { return t < dag.n && i < t && sv[t][i]; };
+    for (int t = 0; t < dag.n; ++t) {
+      for (int i = 0; i <= t; ++i) {
+        if (r[t][i] && R[t][i] == kAbsent) return std::nullopt;
+        if (R[t][i] != kAbsent) values.push_back({R[t][i], r[t][i] ? 1.0 : 0.0});
+      }
+      for (int i = 0; i < t; ++i) {
+        if (sv[t][i] && S[t][i] == kAbsent) return std::nullopt;
+        if (S[t][i] != kAbsent) values.push_back({S[t][i], sv[t][i] ? 1.0 : 0.0});
+      }
+      int64_t u = 0;
+      for (int i = 0; i < t; ++i) u += sv[t][i] ? dag.mem[i] : 0;
+      for (int k = 0; k <= t; ++k) {
+        if (R[t][k] == kAbsent) continue;
+        u += r[t][k] ? dag.mem[k] : 0;
+        if (u + (r[t][k] ? dag.overhead[k] : 0) > cap) return std::nullopt;
+        values.push_back({U[t][k], static_cast<double>(u)});
+        for (const Free& f : frees[t][k]) {
+          bool on = r[t][k] && !S1(t + 1, f.i);
+          for (int j : dag.users[f.i])
+            if (j > k && j <= t && r[t][j]) on = false;
+          values.push_back({f.var, on ? 1.0 : 0.0});
+          if (on) u -= dag.mem[f.i];
+        }
+      }
+    }
+    return values;
+  }
+
+  // Keep-all: each node computed once in its stage and kept while a later stage reads it.
+  std::optional<std::vector<std::pair<milp::Var, double>>> keep_all_start() const {
+    std::vector<std::vector<char>> r(dag.n), sv(dag.n);
+    for (int t = 0; t < dag.n; ++t) {
+      r[t].assign(t + 1, 0);
+      r[t][t] = 1;
+      sv[t].assign(t, 0);
+      for (int i = 0; i < t; ++i)
+        for (int u : dag.users[i]) sv[t][i] |= u >= t;
+    }
+    return assignment(r, sv);
+  }
+};
+
+}  // namespace
+
+std::optional<std::string> CheckmateSolver::unsupported(const Graph& g) const {
+  if (g.is_training())
+    return std::string("training graphs are not supported by the checkmate solver yet; read a Checkmate-derived "
+                       "graph without --training to solve it as a generic DAG");
+  return std::nullopt;
+}
+
+int64_t checkmate_min_budget(const Graph& g) {
+  int64_t sources = 0, need = 0;
+  for (const auto& d : g.data)
+    if (d.source) sources += d.bytes;
+  for (const auto& c : g.compute) {
+    int64_t m = c.overhead;
+    for (NodeId d : c.deps)
+      if (!g.data[d].source) m += g.data[d].bytes;
+    for (NodeId d : c.outputs) m += g.data[d].bytes;
+    need = std::max(need, m);
+  }
+  return sources + need;
+}
+
+Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  auto start = std::chrono::steady_clock::now();
+  Plan plan;
+  int64_t floor_budget = checkmate_min_budget(g);
+  if (budget < floor_budget) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
+                            "outputs and overhead, plus the sources); the budget must be at least that",
+                            budget, floor_budget);
+    return plan;
+  }
+  Dag dag(g);
+  DagModel m(dag, (budget - dag.sources) / dag.unit);
+  bool integral = std::all_of(dag.cost.begin(), dag.cost.end(), [](double c) { return c == std::floor(c); });
+  milp::Options mo;
+  double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  mo.threads = opt.threads;
+  mo.relative_gap = 0;
+  // Optimal means optimal: with integer times any gap below 1 proves it; otherwise a tiny relative gap.
+  mo.absolute_gap = integral ? 0.999 : 0;
+  if (!integral) mo.relative_gap = 1e-9;
+  mo.log = opt.verbose;
+  if (auto start_values = m.keep_all_start()) m.model.set_start(*start_values);
+  if (opt.verbose)
+    std::cerr << fmt::format("checkmate: {} nodes, {} variables, {} rows, {} nonzeros, memory unit {} bytes, built in "
+                             "{:.2f} s\n", dag.n, m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(),
+                             dag.unit, built);
+  milp::Result res = milp::solve(m.model, mo);
+  if (res.status == milp::Status::Infeasible) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("proven infeasible in the fixed-order model; every node alone fits from {} bytes, "
+                            "but no schedule of this order fits {} bytes", floor_budget, budget);
+    return plan;
+  }
+  if (res.status == milp::Status::TimeLimitNoSolution) {
+    plan.status = PlanStatus::TimedOut;
+    plan.bound = res.bound;
+    plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
+    return plan;
+  }
+  if (res.status != milp::Status::Optimal && res.status != milp::Status::Feasible)
+    throw SolverFailure(fmt::format("checkmate: CBC returned status {}", milp::to_string(res.status)));
+  std::vector<Op> ops;
+  for (int t = 0; t < dag.n; ++t)
+    for (int k = 0; k <= t; ++k)
+      if (m.R[t][k] != kAbsent && res.solution[m.R[t][k]] > 0.5) ops.push_back(Op::compute(g.order[k]));
+  plan.schedule = insert_frees(g, ops);
+  SimResult sim = simulate(g, plan.schedule);
+  if (!sim.valid || sim.peak > budget)
+    throw SolverFailure(fmt::format("checkmate: the decoded plan was rejected by the simulator ({}); this is a bug",
+                                    sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
+  plan.has_schedule = true;
+  plan.bound = res.bound;
+  if (res.status == milp::Status::Optimal) {
+    plan.status = PlanStatus::Optimal;
+  } else {
+    plan.status = PlanStatus::TimedOut;
+    plan.note = fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %", opt.time_limit,
+                            100 * res.gap);
+  }
+  return plan;
+}
+
+}  // namespace hiremate

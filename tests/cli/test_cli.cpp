@@ -1,0 +1,134 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/run_cli.h"
+#include "support/shared_data.h"
+
+using hiremate::testing::benchmark_graph;
+using hiremate::testing::run_cli;
+using hiremate::testing::shell_quote;
+
+namespace {
+const std::string kExample = std::string(HIREMATE_SOURCE_DIR) + "/examples/mlp4-train.json";
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST(Cli, HelpListsTheCommandsAndTheirOptions) {
+  auto r = run_cli("--help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* cmd : {"info", "simulate", "solve"}) EXPECT_TRUE(has(r.out, cmd)) << r.out;
+  r = run_cli("solve --help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--budget", "--solver", "--time-limit", "--threads", "--schedule-out", "--json",
+                          "autograd", "recompute_all", "--training", "--format"})
+    EXPECT_TRUE(has(r.out, opt)) << opt;
+  r = run_cli("simulate --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(has(r.out, "--timeline"));
+  r = run_cli("info --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(has(r.out, "--json"));
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_cli("").code, 2);
+  EXPECT_EQ(run_cli("frobnicate").code, 2);
+  EXPECT_EQ(run_cli("solve " + kExample).code, 2);  // --budget is required
+  auto r = run_cli("info /nonexistent/graph.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "/nonexistent/graph.json")) << r.err;
+}
+
+TEST(Cli, BudgetsAndSolversThatDoNotParseExitTwo) {
+  for (const char* budget : {"0", "-1", "abc", "1.5", "7XB"}) {
+    auto r = run_cli("solve " + kExample + " --budget " + shell_quote(budget));
+    EXPECT_EQ(r.code, 2) << budget;
+    EXPECT_TRUE(has(r.err, "bad budget")) << r.err;
+    EXPECT_FALSE(has(r.err, "terminate")) << r.err;
+  }
+  auto r = run_cli("solve " + kExample + " --budget 0.9 --solver nope");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown solver 'nope'")) << r.err;
+}
+
+TEST(Cli, InfeasibleBudgetExitsThree) {
+  auto r = run_cli("solve " + kExample + " --budget 0.5 --solver autograd --json");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(has(r.err, "infeasible")) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "infeasible");
+  EXPECT_EQ(j["valid"], false);
+}
+
+TEST(Cli, SolveWritesAScheduleThatSimulateAccepts) {
+  std::string sched = ::testing::TempDir() + "mlp4_schedule.json";
+  auto r = run_cli("solve " + kExample + " --budget 1.0 --json --schedule-out " + sched);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "optimal");
+  EXPECT_EQ(j["valid"], true);
+  EXPECT_EQ(j["peak"], j["baseline_peak"]);
+  EXPECT_EQ(j["overhead_percent"], 0.0);
+  r = run_cli("simulate " + kExample + " " + sched + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["valid"], true);
+  EXPECT_EQ(s["peak"], j["peak"]);
+
+  // Drop the first delete: the schedule stays valid but peaks higher or equal; drop a compute: invalid.
+  std::ifstream in(sched);
+  auto doc = nlohmann::json::parse(in);
+  auto& ops = doc["ops"];
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i]["op"] == "compute") {
+      ops.erase(i);
+      break;
+    }
+  std::string broken = ::testing::TempDir() + "mlp4_broken.json";
+  std::ofstream(broken) << doc.dump();
+  r = run_cli("simulate " + kExample + " " + broken);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.out, "INVALID at op")) << r.out;
+  EXPECT_TRUE(has(r.err, "invalid schedule")) << r.err;
+}
+
+TEST(Cli, InfoReproducesThePublishedBudgets) {
+  HM_REQUIRE_BENCHMARKS();
+  auto expected = hiremate::testing::expected()["graphs"];
+  for (const char* name : {"rl1-n100", "rl2-n250", "rl3-n500", "rl4-n1000", "resnet50-b256-train", "fcn8-b32-train"}) {
+    auto r = run_cli("info " + benchmark_graph(name) + " --json");
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const auto& e = expected[name];
+    EXPECT_EQ(j["nodes"], e["nodes"]) << name;
+    EXPECT_EQ(j["edges"], e["edges"]) << name;
+    EXPECT_EQ(j["baseline_peak"], e["peak_order"]) << name;
+    EXPECT_EQ(j["budgets"]["90"], e["budgets"]["90"]) << name;
+    EXPECT_EQ(j["budgets"]["80"], e["budgets"]["80"]) << name;
+    EXPECT_EQ(j["budgets"]["70"], e["budgets"]["70"]) << name;
+    EXPECT_DOUBLE_EQ(j["sum_time"].get<double>(), e["sum_cost"].get<double>()) << name;
+  }
+}
+
+TEST(Cli, EveryBadInputFileExitsTwoWithItsMessage) {
+  std::string dir = std::string(HIREMATE_SOURCE_DIR) + "/tests/data/bad";
+  std::ifstream manifest(dir + "/EXPECTED.tsv");
+  ASSERT_TRUE(manifest) << "missing " << dir << "/EXPECTED.tsv";
+  std::string line;
+  int files = 0;
+  while (std::getline(manifest, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto tab = line.find('\t');
+    ASSERT_NE(tab, std::string::npos) << line;
+    std::string file = line.substr(0, tab), fragment = line.substr(tab + 1);
+    auto r = run_cli("info " + shell_quote(dir + "/" + file));
+    EXPECT_EQ(r.code, 2) << file << ": " << r.err;
+    EXPECT_TRUE(has(r.err, fragment)) << file << ": expected '" << fragment << "' in: " << r.err;
+    EXPECT_TRUE(has(r.err, "hiremate: error: ")) << r.err;
+    ++files;
+  }
+  EXPECT_GE(files, 15);
+}
