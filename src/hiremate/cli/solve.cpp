@@ -1,7 +1,6 @@
 // `hiremate solve GRAPH --budget B --solver NAME`: plan under a budget; every plan is simulated.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -56,11 +55,7 @@ Runner add_solve(CLI::App& app) {
     double overhead = ok && b.time > 0 ? 100.0 * (plan.sim.time - b.time) / b.time : 0.0;
     std::optional<double> gap;
     if (ok && plan.bound && plan.sim.time > 0) gap = (plan.sim.time - *plan.bound) / plan.sim.time;
-    if (ok && !a->schedule_out.empty()) {
-      std::ofstream out(a->schedule_out);
-      if (!out) throw BadInput("cannot write the schedule to '" + a->schedule_out + "'");
-      out << schedule_to_json(g, plan.schedule).dump(1) << "\n";
-    }
+    if (ok && !a->schedule_out.empty()) save_schedule(g, plan.schedule, a->schedule_out);
     if (a->json) {
       nlohmann::ordered_json out;
       out["graph"] = g.name;

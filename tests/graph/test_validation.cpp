@@ -1,0 +1,65 @@
+// Every malformed file in tests/data/bad is rejected with BadInput and a message that names the
+// problem. The manifest EXPECTED.tsv (<file> TAB <fragment>) is the single list: the CLI tests read
+// it too, and this test checks that it names every file in the folder and nothing else.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hiremate/common/error.h"
+#include "hiremate/graph/io/graph_io.h"
+
+using namespace hiremate;
+
+namespace {
+
+const std::string kBadDir = std::string(HIREMATE_SOURCE_DIR) + "/tests/data/bad";
+
+struct Case {
+  std::string file, fragment;
+};
+
+std::vector<Case> manifest() {
+  std::ifstream in(kBadDir + "/EXPECTED.tsv");
+  std::vector<Case> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;  // as the CLI test reads it
+    size_t tab = line.find('\t');
+    if (tab == std::string::npos) {
+      ADD_FAILURE() << "EXPECTED.tsv line without a tab: " << line;
+      continue;
+    }
+    cases.push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  return cases;
+}
+
+}  // namespace
+
+TEST(Validation, ManifestListsEveryBadFile) {
+  std::set<std::string> listed, present;
+  for (const Case& c : manifest()) EXPECT_TRUE(listed.insert(c.file).second) << c.file << " listed twice";
+  for (const auto& entry : std::filesystem::directory_iterator(kBadDir))
+    if (entry.path().filename() != "EXPECTED.tsv") present.insert(entry.path().filename().string());
+  EXPECT_EQ(listed, present);
+  EXPECT_GE(listed.size(), 20u);
+}
+
+TEST(Validation, EveryBadFileIsRejectedWithItsMessage) {
+  for (const Case& c : manifest()) {
+    SCOPED_TRACE(c.file);
+    std::string path = kBadDir + "/" + c.file;
+    try {
+      load_graph(path);
+      ADD_FAILURE() << c.file << " was accepted";
+    } catch (const BadInput& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(c.fragment), std::string::npos) << "message: " << msg << "\nexpected: " << c.fragment;
+      EXPECT_NE(msg.find(c.file), std::string::npos) << "the message does not name the file: " << msg;
+    }
+  }
+}
