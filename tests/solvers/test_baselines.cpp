@@ -55,3 +55,41 @@ TEST(Baselines, UnknownSolverNamesTheKnownOnes) {
     EXPECT_NE(std::string(e.what()).find("autograd"), std::string::npos);
   }
 }
+
+#include <filesystem>
+
+#include "hiremate/graph/io/graph_io.h"
+#include "support/shared_data.h"
+
+TEST(Baselines, EveryBenchmarkGraphBothImports) {
+  HM_REQUIRE_BENCHMARKS();
+  auto expected = hiremate::testing::expected()["graphs"];
+  int graphs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(hiremate::testing::benchmarks_dir() + "/graphs")) {
+    std::string name = entry.path().stem().string();
+    bool checkmate_derived = name.find("-train") != std::string::npos;
+    for (bool training : {false, true}) {
+      if (training && !checkmate_derived) continue;
+      LoadOptions opt;
+      opt.training = training;
+      Graph g = load_graph(entry.path().string(), opt);
+      SCOPED_TRACE(name + (training ? " (training)" : " (generic)"));
+      Plan keep = solve_checked(*make_solver("autograd"), g, INT64_MAX, {});
+      ASSERT_TRUE(keep.has_schedule);
+      EXPECT_TRUE(keep.sim.valid) << keep.sim.reason;
+      EXPECT_EQ(keep.sim.recomputations, 0u);
+      if (expected.contains(name)) EXPECT_EQ(keep.sim.peak, expected[name]["peak_order"].get<int64_t>());
+      if (training) {
+        // The same node sizes, the same order: the training view has the generic view's peak.
+        EXPECT_EQ(keep.sim.peak, baseline(load_graph(entry.path().string())).peak);
+        Plan all = solve_checked(*make_solver("recompute_all"), g, INT64_MAX, {});
+        ASSERT_TRUE(all.has_schedule);
+        EXPECT_TRUE(all.sim.valid) << all.sim.reason;
+        EXPECT_GT(all.sim.time, keep.sim.time);
+        EXPECT_GE(all.sim.peak, keep.sim.peak);
+      }
+    }
+    ++graphs;
+  }
+  EXPECT_EQ(graphs, 11);
+}

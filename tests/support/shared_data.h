@@ -21,6 +21,9 @@ inline nlohmann::json expected() {
 
 }  // namespace hiremate::testing
 
-#define HM_REQUIRE_BENCHMARKS()                                                            \
-  if (!hiremate::testing::have_benchmarks())                                               \
-  GTEST_SKIP() << "no benchmark graphs at " << hiremate::testing::benchmarks_dir()
+#define HM_REQUIRE_BENCHMARKS()                                                              \
+  do {                                                                                       \
+    if (!hiremate::testing::have_benchmarks()) {                                             \
+      GTEST_SKIP() << "no benchmark graphs at " << hiremate::testing::benchmarks_dir();      \
+    }                                                                                        \
+  } while (0)
