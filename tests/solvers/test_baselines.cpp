@@ -78,7 +78,9 @@ TEST(Baselines, EveryBenchmarkGraphBothImports) {
       ASSERT_TRUE(keep.has_schedule);
       EXPECT_TRUE(keep.sim.valid) << keep.sim.reason;
       EXPECT_EQ(keep.sim.recomputations, 0u);
-      if (expected.contains(name)) EXPECT_EQ(keep.sim.peak, expected[name]["peak_order"].get<int64_t>());
+      if (expected.contains(name)) {
+        EXPECT_EQ(keep.sim.peak, expected[name]["peak_order"].get<int64_t>());
+      }
       if (training) {
         // The same node sizes, the same order: the training view has the generic view's peak.
         EXPECT_EQ(keep.sim.peak, baseline(load_graph(entry.path().string())).peak);
