@@ -340,7 +340,7 @@ TEST(MilpSolve, MipStartIsUsed) {
   }
 }
 
-// CBC's documented contract for partial starts: integer variables not given count as 0.
+// CBC's documented contract for partial starts: listing the nonzero integer variables is enough.
 TEST(MilpSolve, PartialMipStartListsOnlyTheOnes) {
   Split s = market_split(40, 5, 4);
   std::vector<std::pair<Var, double>> ones;
@@ -366,8 +366,8 @@ TEST(MilpSolve, TimeLimitIsWallClock) {
     EXPECT_LE(m.max_violation(r.solution), 1e-6);
     EXPECT_GE(r.bound, r.objective);  // maximizing
     if (r.status == Status::Feasible) {
-      // Stopped by the limit, so it ran that long: CBC's default CPU-time limit was seen to stop
-      // after 0.6 s of wall time here (CPU time spent earlier in the process counts too).
+      // Stopped by the limit, so it ran that long (without "timeMode elapsed", CBC was seen to
+      // stop this search after 0.6 s of wall time).
       EXPECT_GT(wall, 0.95 * o.time_limit) << threads << " threads";
       EXPECT_GT(r.gap, 0);
     }
@@ -436,4 +436,7 @@ TEST(MilpWriteLp, WritesNamesAndIntegrality) {
   EXPECT_NE(text.str().find("Integers"), std::string::npos) << text.str();
   std::remove(path.c_str());
   EXPECT_THROW(write_lp(m, testing::TempDir() + "model.txt"), BadInput);
+  EXPECT_THROW(write_lp(m, testing::TempDir() + "a.lp.lp"), BadInput);
+  // CBC's writer would exit(1) on this one.
+  EXPECT_THROW(write_lp(m, testing::TempDir() + "no-such-folder/model.lp"), BadInput);
 }

@@ -1,0 +1,159 @@
+// solve() and write_lp(): options to CBC parameters, one Cbc_solve, CBC's answers to a Status.
+#include <coin/CoinError.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "hiremate/common/error.h"
+#include "hiremate/milp/cbc_model.h"
+#include "hiremate/milp/solve.h"
+#include "hiremate/milp/stdout_to_stderr.h"
+
+namespace hiremate::milp {
+
+using detail::load_into_cbc;
+using detail::Purpose;
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::Optimal: return "optimal";
+    case Status::Feasible: return "feasible";
+    case Status::Infeasible: return "infeasible";
+    case Status::TimeLimitNoSolution: return "time limit, no solution";
+    case Status::Unbounded: return "unbounded";
+    case Status::Error: return "error";
+  }
+  return "?";
+}
+
+namespace {
+
+// CBC's parameters go through its command-line parser ("-name value"), like the cbc program's.
+void set_parameters(Cbc_Model* m, const Options& o) {
+  Cbc_setLogLevel(m, o.log ? 1 : 0);
+  Cbc_setParameter(m, "log", o.log ? "1" : "0");
+  if (o.time_limit < kInf) {
+    Cbc_setParameter(m, "seconds", fmt::format("{}", o.time_limit).c_str());
+    Cbc_setParameter(m, "timeMode", "elapsed");  // the default counts CPU seconds of all threads
+  }
+  // "threads 1" would still run CBC's threaded code with one worker, so 1 leaves it unset (serial).
+  // CBC encodes modes in the hundreds (100 + n: repeatable), so n stops at 99.
+  const int n = std::min(o.threads, 99);
+  if (n > 1) Cbc_setParameter(m, "threads", std::to_string(o.deterministic ? 100 + n : n).c_str());
+  Cbc_setParameter(m, "ratioGap", fmt::format("{}", o.relative_gap).c_str());
+  Cbc_setParameter(m, "allowableGap", fmt::format("{}", o.absolute_gap).c_str());
+}
+
+void set_start(Cbc_Model* m, const Model& model) {
+  std::vector<int> idx;
+  std::vector<double> val;
+  idx.reserve(model.start().size());
+  val.reserve(model.start().size());
+  for (const auto& [v, x] : model.start()) {
+    idx.push_back(v);
+    val.push_back(x);
+  }
+  // By index: CBC looks the columns' names up itself (its defaults, as solve() sets none).
+  Cbc_setMIPStartI(m, static_cast<int>(idx.size()), idx.data(), val.data());
+}
+
+void run(Cbc_Model* m) {
+  // Cbc_solve catches CoinError itself (and prints it); anything else would cross the C API.
+  try {
+    Cbc_solve(m);
+  } catch (const CoinError& e) {
+    throw SolverFailure(fmt::format("CBC failed: {}::{}: {}", e.className(), e.methodName(), e.message()));
+  } catch (const std::exception& e) {
+    throw SolverFailure(fmt::format("CBC failed: {}", e.what()));
+  } catch (...) {
+    throw SolverFailure("CBC failed with an unknown exception");
+  }
+}
+
+// CBC 2.10.8, measured: a finished search has Cbc_status 0 and Cbc_isProvenOptimal (also when it
+// stopped on the gap, secondary status 2), Cbc_isProvenInfeasible, or Cbc_isContinuousUnbounded
+// (secondary status 7); a time limit gives status 1 and Cbc_isSecondsLimitReached. Whether a
+// solution exists is Cbc_bestSolution != nullptr: without one, Cbc_getObjValue reads 1e50 or
+// DBL_MAX rather than anything recognisable.
+Status classify(Cbc_Model* m) {
+  const bool solution = Cbc_bestSolution(m) != nullptr;
+  if (Cbc_isContinuousUnbounded(m)) return Status::Unbounded;
+  if (Cbc_isProvenInfeasible(m)) return Status::Infeasible;
+  if (solution && Cbc_status(m) == 0 && Cbc_isProvenOptimal(m)) return Status::Optimal;
+  if (Cbc_status(m) == 1 && Cbc_isSecondsLimitReached(m)) {
+    return solution ? Status::Feasible : Status::TimeLimitNoSolution;
+  }
+  return Status::Error;  // abandoned (numerical trouble) or a state CBC does not document
+}
+
+}  // namespace
+
+Result solve(const Model& model, const Options& options) {
+  HM_ASSERT(options.time_limit > 0, fmt::format("time_limit {} must be > 0", options.time_limit));
+  HM_ASSERT(options.threads >= 1, fmt::format("threads {} must be >= 1", options.threads));
+  HM_ASSERT(options.relative_gap >= 0 && options.absolute_gap >= 0, "gaps must be >= 0");
+  const auto t0 = std::chrono::steady_clock::now();
+  detail::StdoutToStderr quiet;
+
+  detail::CbcProblem problem = load_into_cbc(model, Purpose::Solve);
+  Cbc_Model* m = problem.model.get();
+  set_parameters(m, options);
+  if (!model.start().empty() && !problem.has_dummy) set_start(m, model);  // an LP has no use for one
+  run(m);
+
+  const double sense = model.minimize() ? 1 : -1;  // objective * sense is minimized
+  Result r;
+  r.status = classify(m);
+  r.nodes = Cbc_getNodeCount(m);
+  if (has_solution(r.status)) {
+    const double* x = Cbc_bestSolution(m);
+    r.solution.assign(x, x + model.num_vars());
+    r.objective = 0;
+    for (size_t j = 0; j < r.solution.size(); ++j) {
+      if (model.types()[j] != VarType::Continuous) r.solution[j] = std::round(r.solution[j]);
+      r.objective += model.objective()[j] * r.solution[j];
+    }
+    // The bound can sit a rounding error past the objective; keep the documented order.
+    r.bound = sense * std::min(sense * Cbc_getBestPossibleObjValue(m), sense * r.objective);
+    r.gap = sense * (r.objective - r.bound) / std::max(std::abs(r.objective), 1e-9);
+  } else if (r.status == Status::TimeLimitNoSolution) {
+    r.objective = sense * kInf;
+    const double bound = Cbc_getBestPossibleObjValue(m);
+    r.bound = std::abs(bound) < 1e49 ? bound : -sense * kInf;  // CBC's "none" is about 1e50
+  } else if (r.status == Status::Infeasible) {
+    r.objective = r.bound = sense * kInf;
+  } else if (r.status == Status::Unbounded) {
+    r.objective = r.bound = -sense * kInf;
+  } else {
+    r.objective = sense * kInf;
+    r.bound = -sense * kInf;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+void write_lp(const Model& model, const std::string& path) {
+  const size_t dot = path.find(".lp");
+  if (path.size() < 4 || dot != path.size() - 3 || path.size() > 500) {
+    throw BadInput(fmt::format("cannot write the MILP to '{}': the name must end in .lp, contain "
+                               ".lp nowhere else and be shorter than 500 characters", path));
+  }
+  // CBC's writer calls exit(1) when it cannot open the file, so make sure it can first. This
+  // also empties an old file, so that it cannot pass for a new one.
+  if (!std::ofstream(path)) {
+    throw BadInput(fmt::format("cannot write the MILP to '{}': the file cannot be created", path));
+  }
+  detail::StdoutToStderr quiet;
+  detail::CbcProblem problem = load_into_cbc(model, Purpose::WriteLp);
+  Cbc_writeLp(problem.model.get(), path.c_str());  // writes path minus ".lp", plus ".lp"
+  std::ifstream written(path, std::ios::ate);
+  if (!written || written.tellg() <= 0) {
+    throw SolverFailure(fmt::format("CBC did not write the LP file '{}'", path));
+  }
+}
+
+}  // namespace hiremate::milp
