@@ -64,7 +64,7 @@ TEST(Cli, InfeasibleBudgetExitsThree) {
 }
 
 TEST(Cli, SolveWritesAScheduleThatSimulateAccepts) {
-  std::string sched = ::testing::TempDir() + "mlp4_schedule.json";
+  std::string sched = ::testing::TempDir() + "mlp4_schedule_" + std::to_string(getpid()) + ".json";
   auto r = run_cli("solve " + kExample + " --budget 1.0 --json --schedule-out " + sched);
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -87,7 +87,7 @@ TEST(Cli, SolveWritesAScheduleThatSimulateAccepts) {
       ops.erase(i);
       break;
     }
-  std::string broken = ::testing::TempDir() + "mlp4_broken.json";
+  std::string broken = ::testing::TempDir() + "mlp4_broken_" + std::to_string(getpid()) + ".json";
   std::ofstream(broken) << doc.dump();
   r = run_cli("simulate " + kExample + " " + broken);
   EXPECT_EQ(r.code, 2);

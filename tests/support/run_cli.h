@@ -1,6 +1,7 @@
 // Runs the built `hiremate` binary and captures its exit code, stdout and stderr.
 #pragma once
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -22,7 +23,9 @@ inline std::string shell_quote(const std::string& s) {
 
 inline CliResult run_cli(const std::string& args) {
   static int counter = 0;
-  std::string err_file = ::testing::TempDir() + "hiremate_cli_err_" + std::to_string(++counter);
+  // pid and counter: ctest runs tests in parallel processes.
+  std::string err_file = ::testing::TempDir() + "hiremate_cli_err_" + std::to_string(getpid()) + "_" +
+                         std::to_string(++counter);
   std::string cmd = std::string(HIREMATE_CLI) + " " + args + " 2>" + err_file;
   CliResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
