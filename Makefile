@@ -12,10 +12,14 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The main job on the built-in examples: describe, plan under a budget, check the plan.
 demo: build
+	$(BUILD)/hiremate info examples/unet-dag.json
+	$(BUILD)/hiremate solve examples/unet-dag.json --solver checkmate --budget 0.6 --schedule-out $(BUILD)/unet-plan.json
+	$(BUILD)/hiremate simulate examples/unet-dag.json $(BUILD)/unet-plan.json
 	$(BUILD)/hiremate info examples/mlp4-train.json
 	$(BUILD)/hiremate solve examples/mlp4-train.json --solver autograd --budget 1.0
-	$(BUILD)/hiremate solve examples/mlp4-train.json --solver recompute_all --budget 1.5
+	$(BUILD)/hiremate solve examples/mlp4-train.json --solver recompute_all --budget 64MiB
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

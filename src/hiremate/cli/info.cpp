@@ -60,7 +60,7 @@ Runner add_info(CLI::App& app) {
     fmt::print("type           {}\n", g.is_training() ? "training graph" : "generic DAG");
     fmt::print("compute nodes  {}\nedges          {}\ndata nodes     {} ({} sources)\nkinds          {}\n",
                g.compute.size(), g.num_edges(), g.data.size(), sources, kind_list);
-    fmt::print("baseline peak  {} bytes ({})\nbaseline time  {} {}\n", b.peak, format_bytes(b.peak), b.time,
+    fmt::print("baseline peak  {} bytes ({})\nbaseline time  {:.6g} {}\n", b.peak, format_bytes(b.peak), b.time,
                g.time_unit);
     for (int p : {90, 80, 70})
       fmt::print("budget {} %    {} bytes\n", p, budgets[std::to_string(p)].get<int64_t>());

@@ -68,7 +68,7 @@ Runner add_simulate(CLI::App& app) {
       fmt::print("peak           {} bytes ({}) at op {} ({}){}\n", r.peak, format_bytes(r.peak), r.peak_op,
                  r.peak_op < s.ops.size() ? describe(g, s.ops[r.peak_op]) : "-",
                  r.valid ? "" : ", over the valid prefix");
-      fmt::print("time           {} {} (baseline {}, overhead {:.2f} %)\n", r.time, g.time_unit, b.time, overhead);
+      fmt::print("time           {:.6g} {} (baseline {:.6g}, overhead {:.2f} %)\n", r.time, g.time_unit, b.time, overhead);
       fmt::print("baseline peak  {} bytes; this schedule uses {:.1f} % of it\n", b.peak,
                  b.peak > 0 ? 100.0 * r.peak / b.peak : 0.0);
     }

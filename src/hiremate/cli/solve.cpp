@@ -82,9 +82,9 @@ Runner add_solve(CLI::App& app) {
       if (ok) {
         fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n", plan.sim.peak,
                    b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
-        fmt::print("time           {} {} (baseline {}, overhead {:.2f} %), {} recomputations\n", plan.sim.time,
+        fmt::print("time           {:.6g} {} (baseline {:.6g}, overhead {:.2f} %), {} recomputations\n", plan.sim.time,
                    g.time_unit, b.time, overhead, plan.sim.recomputations);
-        if (plan.bound) fmt::print("bound          {} (gap {:.2f} %)\n", *plan.bound, gap ? *gap * 100 : 0.0);
+        if (plan.bound) fmt::print("bound          {:.6g} (gap {:.2f} %)\n", *plan.bound, gap ? *gap * 100 : 0.0);
       }
       if (!plan.note.empty()) fmt::print("note           {}\n", plan.note);
       fmt::print("solve time     {:.3f} s\n", plan.solve_seconds);
