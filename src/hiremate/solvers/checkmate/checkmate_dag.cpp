@@ -11,8 +11,9 @@
 #include "hiremate/milp/model.h"
 #include "hiremate/milp/solve.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/checkmate/stage_model.h"
 
-namespace hiremate {
+namespace hiremate::checkmate {
 
 namespace {
 
@@ -217,89 +218,21 @@ struct DagModel {
 
 }  // namespace
 
-std::optional<std::string> CheckmateSolver::unsupported(const Graph& g) const {
-  if (g.is_training())
-    return std::string("training graphs are not supported by the checkmate solver yet; read a Checkmate-derived "
-                       "graph without --training to solve it as a generic DAG");
-  return std::nullopt;
+StageModel build_dag_model(const Graph& g, int64_t budget) {
+  auto dag = std::make_shared<Dag>(g);
+  auto m = std::make_shared<DagModel>(*dag, (budget - dag->sources) / dag->unit);
+  StageModel out;
+  out.start = m->keep_all_start();
+  out.summary = fmt::format("{} stages, memory unit {} bytes", dag->n, dag->unit);
+  out.decode = [dag, m, order = g.order](const std::vector<double>& x) {
+    std::vector<Op> ops;
+    for (int t = 0; t < dag->n; ++t)
+      for (int k = 0; k <= t; ++k)
+        if (m->R[t][k] != kAbsent && x[m->R[t][k]] > 0.5) ops.push_back(Op::compute(order[k]));
+    return ops;
+  };
+  out.model = std::move(m->model);
+  return out;
 }
 
-int64_t checkmate_min_budget(const Graph& g) {
-  int64_t sources = 0, need = 0;
-  for (const auto& d : g.data)
-    if (d.source) sources += d.bytes;
-  for (const auto& c : g.compute) {
-    int64_t m = c.overhead;
-    for (NodeId d : c.deps)
-      if (!g.data[d].source) m += g.data[d].bytes;
-    for (NodeId d : c.outputs) m += g.data[d].bytes;
-    need = std::max(need, m);
-  }
-  return sources + need;
-}
-
-Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  auto start = std::chrono::steady_clock::now();
-  Plan plan;
-  int64_t floor_budget = checkmate_min_budget(g);
-  if (budget < floor_budget) {
-    plan.status = PlanStatus::Infeasible;
-    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
-                            "outputs and overhead, plus the sources); the budget must be at least that",
-                            budget, floor_budget);
-    return plan;
-  }
-  Dag dag(g);
-  DagModel m(dag, (budget - dag.sources) / dag.unit);
-  bool integral = std::all_of(dag.cost.begin(), dag.cost.end(), [](double c) { return c == std::floor(c); });
-  milp::Options mo;
-  double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  mo.time_limit = std::max(0.1, opt.time_limit - built);
-  mo.threads = opt.threads;
-  mo.relative_gap = 0;
-  // Optimal means optimal: with integer times any gap below 1 proves it; otherwise a tiny relative gap.
-  mo.absolute_gap = integral ? 0.999 : 0;
-  if (!integral) mo.relative_gap = 1e-9;
-  mo.log = opt.verbose;
-  if (auto start_values = m.keep_all_start()) m.model.set_start(*start_values);
-  if (opt.verbose)
-    std::cerr << fmt::format("checkmate: {} nodes, {} variables, {} rows, {} nonzeros, memory unit {} bytes, built in "
-                             "{:.2f} s\n", dag.n, m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(),
-                             dag.unit, built);
-  milp::Result res = milp::solve(m.model, mo);
-  if (res.status == milp::Status::Infeasible) {
-    plan.status = PlanStatus::Infeasible;
-    plan.note = fmt::format("proven infeasible in the fixed-order model; every node alone fits from {} bytes, "
-                            "but no schedule of this order fits {} bytes", floor_budget, budget);
-    return plan;
-  }
-  if (res.status == milp::Status::TimeLimitNoSolution) {
-    plan.status = PlanStatus::TimedOut;
-    plan.bound = res.bound;
-    plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
-    return plan;
-  }
-  if (res.status != milp::Status::Optimal && res.status != milp::Status::Feasible)
-    throw SolverFailure(fmt::format("checkmate: CBC returned status {}", milp::to_string(res.status)));
-  std::vector<Op> ops;
-  for (int t = 0; t < dag.n; ++t)
-    for (int k = 0; k <= t; ++k)
-      if (m.R[t][k] != kAbsent && res.solution[m.R[t][k]] > 0.5) ops.push_back(Op::compute(g.order[k]));
-  plan.schedule = insert_frees(g, ops);
-  SimResult sim = simulate(g, plan.schedule);
-  if (!sim.valid || sim.peak > budget)
-    throw SolverFailure(fmt::format("checkmate: the decoded plan was rejected by the simulator ({}); this is a bug",
-                                    sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
-  plan.has_schedule = true;
-  plan.bound = res.bound;
-  if (res.status == milp::Status::Optimal) {
-    plan.status = PlanStatus::Optimal;
-  } else {
-    plan.status = PlanStatus::TimedOut;
-    plan.note = fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %", opt.time_limit,
-                            100 * res.gap);
-  }
-  return plan;
-}
-
-}  // namespace hiremate
+}  // namespace hiremate::checkmate

@@ -1,0 +1,94 @@
+// The Checkmate driver shared by both models: floor check, MIP start, CBC, decode, simulate.
+#include "hiremate/solvers/checkmate/checkmate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include "hiremate/common/error.h"
+#include "hiremate/milp/solve.h"
+#include "hiremate/solvers/checkmate/stage_model.h"
+
+namespace hiremate {
+
+std::optional<std::string> CheckmateSolver::unsupported(const Graph&) const { return std::nullopt; }
+
+int64_t checkmate_min_budget(const Graph& g) {
+  int64_t sources = 0, need = 0;
+  for (const auto& d : g.data)
+    if (d.source) sources += d.bytes;
+  for (const auto& c : g.compute) {
+    int64_t m = c.overhead;
+    for (NodeId d : c.deps)
+      if (!g.data[d].source) m += g.data[d].bytes;
+    for (NodeId d : c.outputs)
+      if (g.data[d].kind != DataKind::Phantoms || c.kind != ComputeKind::Forward) m += g.data[d].bytes;
+    need = std::max(need, m);
+  }
+  return sources + need;
+}
+
+Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  auto start = std::chrono::steady_clock::now();
+  Plan plan;
+  int64_t floor_budget = checkmate_min_budget(g);
+  if (budget < floor_budget) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
+                            "outputs and overhead, plus the sources); the budget must be at least that",
+                            budget, floor_budget);
+    return plan;
+  }
+  checkmate::StageModel m = g.is_training() ? checkmate::build_training_model(g, budget)
+                                            : checkmate::build_dag_model(g, budget);
+  double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bool integral = true;
+  for (double c : m.model.objective()) integral &= c == std::floor(c);
+  milp::Options mo;
+  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  mo.threads = opt.threads;
+  // Optimal means optimal: with integer times any gap below 1 proves it, otherwise a 1e-9 gap.
+  mo.relative_gap = integral ? 0 : 1e-9;
+  mo.absolute_gap = integral ? 0.999 : 0;
+  mo.log = opt.verbose;
+  if (m.start) m.model.set_start(*m.start);
+  if (opt.verbose)
+    std::cerr << fmt::format("checkmate: {}; {} variables, {} rows, {} nonzeros, built in {:.2f} s, {}\n", m.summary,
+                             m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(), built,
+                             m.start ? "keep-all start" : "no start (keep-all does not fit)");
+  milp::Result res = milp::solve(m.model, mo);
+  if (res.status == milp::Status::Infeasible) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("proven infeasible: no schedule in this model fits {} bytes (every node alone fits from "
+                            "{} bytes; interactions between nodes need more)", budget, floor_budget);
+    return plan;
+  }
+  if (res.status == milp::Status::TimeLimitNoSolution) {
+    plan.status = PlanStatus::TimedOut;
+    if (std::isfinite(res.bound)) plan.bound = res.bound;
+    plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
+    return plan;
+  }
+  if (!milp::has_solution(res.status))
+    throw SolverFailure(fmt::format("checkmate: CBC returned status {}", milp::to_string(res.status)));
+  plan.schedule = insert_frees(g, m.decode(res.solution));
+  SimResult sim = simulate(g, plan.schedule);
+  if (!sim.valid || sim.peak > budget)
+    throw SolverFailure(fmt::format("checkmate: the decoded plan was rejected by the simulator ({}); this is a bug",
+                                    sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
+  plan.has_schedule = true;
+  plan.bound = res.bound;
+  if (res.status == milp::Status::Optimal) {
+    plan.status = PlanStatus::Optimal;
+  } else {
+    plan.status = PlanStatus::TimedOut;
+    plan.note = fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %", opt.time_limit,
+                            100 * res.gap);
+  }
+  return plan;
+}
+
+}  // namespace hiremate

@@ -1,0 +1,29 @@
+// What a Checkmate model builder hands the shared driver (checkmate.cpp): the MILP, an optional
+// MIP start, and how to read a solution back as a sequence of compute and loss ops (the driver
+// inserts the frees, simulates and checks the budget).
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hiremate/graph/graph.h"
+#include "hiremate/milp/model.h"
+#include "hiremate/schedule/schedule.h"
+
+namespace hiremate::checkmate {
+
+struct StageModel {
+  milp::Model model;
+  std::optional<std::vector<std::pair<milp::Var, double>>> start;
+  std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
+  std::string summary;  // sizes, for --verbose
+};
+
+// Generic DAGs in the fixed order (checkmate_dag.cpp).
+StageModel build_dag_model(const Graph& g, int64_t budget);
+// Training graphs (checkmate_training.cpp).
+StageModel build_training_model(const Graph& g, int64_t budget);
+
+}  // namespace hiremate::checkmate

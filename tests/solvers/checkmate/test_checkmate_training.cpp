@@ -1,0 +1,131 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "support/tiny_graphs.h"
+
+using namespace hiremate;
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// Brute force over every schedule of the staged model: stage t runs node t (forwards, loss,
+// backwards in the graph's order); before it, in order, any earlier forward may be recomputed,
+// keeping its phantoms or not. Frees after last use. The cheapest valid schedule that fits.
+double brute_force(const Graph& g, int64_t budget) {
+  std::vector<NodeId> stage;
+  for (ComputeKind k : {ComputeKind::Forward, ComputeKind::Loss, ComputeKind::Backward})
+    for (NodeId c : g.order)
+      if (g.compute[c].kind == k) stage.push_back(c);
+  // One decision per (stage, earlier forward) and per forward's own stage: 0 skip, 1 ff, 2 keep.
+  struct Slot {
+    int t;
+    NodeId c;
+    bool own;
+  };
+  std::vector<Slot> slots;
+  for (size_t t = 0; t < stage.size(); ++t) {
+    for (size_t k = 0; k < t; ++k)
+      if (g.compute[stage[k]].kind == ComputeKind::Forward) slots.push_back({int(t), stage[k], false});
+    if (g.compute[stage[t]].kind == ComputeKind::Forward) slots.push_back({int(t), stage[t], true});
+  }
+  std::vector<int> choice(slots.size(), 0);
+  double best = kNever;
+  std::function<void(size_t)> rec = [&](size_t i) {
+    if (i == slots.size()) {
+      std::vector<Op> ops;
+      size_t s = 0;
+      for (size_t t = 0; t < stage.size(); ++t) {
+        for (; s < slots.size() && slots[s].t == int(t); ++s)
+          if (choice[s]) ops.push_back(Op::compute(slots[s].c, choice[s] == 2));
+        NodeId c = stage[t];
+        if (g.compute[c].kind == ComputeKind::Loss) ops.push_back(Op::loss_marker(c));
+        if (g.compute[c].kind == ComputeKind::Backward) ops.push_back(Op::compute(c));
+      }
+      SimResult r = simulate(g, insert_frees(g, ops));
+      if (r.valid && r.peak <= budget) best = std::min(best, r.time);
+      return;
+    }
+    bool has_phantoms = g.phantoms_of(slots[i].c) != kNone;
+    for (int v = slots[i].own ? 1 : 0; v <= (has_phantoms ? 2 : 1); ++v) {
+      choice[i] = v;
+      rec(i + 1);
+    }
+  };
+  rec(0);
+  return best;
+}
+
+// Every budget from the floor to the keep-all peak, in `steps` steps (1: every byte).
+void expect_optimal_equals_brute_force(const Graph& g, int64_t steps = 1, bool forces_recomputation = true) {
+  CheckmateSolver solver;
+  int64_t lo = checkmate_min_budget(g), hi = baseline(g).peak;
+  double previous = kNever;
+  int feasible = 0, with_recomputation = 0;
+  for (int64_t budget = lo; budget <= hi; budget += steps) {
+    double expected = brute_force(g, budget);
+    Plan p = solve_checked(solver, g, budget, {});
+    if (expected == kNever) {
+      EXPECT_EQ(p.status, PlanStatus::Infeasible) << "budget " << budget;
+      continue;
+    }
+    ASSERT_EQ(p.status, PlanStatus::Optimal) << "budget " << budget << ": " << p.note;
+    EXPECT_LE(p.sim.peak, budget);
+    EXPECT_DOUBLE_EQ(p.sim.time, expected) << "budget " << budget;
+    EXPECT_LE(p.sim.time, previous) << "the time grew with the budget at " << budget;
+    previous = p.sim.time;
+    ++feasible;
+    with_recomputation += p.sim.recomputations > 0;
+  }
+  EXPECT_GT(feasible, 0);
+  if (forces_recomputation) {
+    EXPECT_GT(with_recomputation, 0) << "some budget should force recomputation";
+  }
+}
+
+// A chain of n forwards, phantoms on the first one, an overhead on the second backward.
+Graph chain(int n) {
+  Graph g;
+  g.name = "chain";
+  std::vector<NodeId> data{g.add_data("x", DataKind::Data, 3, true)};
+  std::vector<NodeId> fwd, phantoms;
+  for (int i = 1; i <= n; ++i) {
+    NodeId d = g.add_data("a" + std::to_string(i), DataKind::Data, 2 + i % 3);
+    NodeId ph = i == 1 ? g.add_data("p" + std::to_string(i), DataKind::Phantoms, 1) : kNone;
+    std::vector<NodeId> outs{d};
+    if (ph != kNone) outs.push_back(ph);
+    fwd.push_back(g.add_compute("F" + std::to_string(i), ComputeKind::Forward, i, 0, {data.back()}, outs));
+    phantoms.push_back(ph);
+    data.push_back(d);
+  }
+  NodeId lg = g.add_data("g" + std::to_string(n), DataKind::Grad, 2 + n % 3);
+  g.add_compute("loss", ComputeKind::Loss, 0, 0, {data.back()}, {lg});
+  NodeId grad = lg;
+  for (int i = n; i >= 1; --i) {
+    std::vector<NodeId> deps{grad, data[i - 1]};
+    if (phantoms[i - 1] != kNone) deps.push_back(phantoms[i - 1]);
+    std::vector<NodeId> outs;
+    if (i > 1) outs.push_back(g.add_data("g" + std::to_string(i - 1), DataKind::Grad, 2 + (i - 1) % 3));
+    NodeId b = g.add_compute("B" + std::to_string(i), ComputeKind::Backward, 2 * i, i == 2 ? 4 : 0, deps, outs);
+    g.set_pair(fwd[i - 1], b);
+    if (!outs.empty()) grad = outs[0];
+  }
+  g.finalize();
+  return g;
+}
+
+}  // namespace
+
+TEST(CheckmateTraining, TwoLayerWithPhantomsEqualsBruteForce) {
+  // Its floor is its keep-all peak (B1 holds x, ag, a_ph and xg), so only the keep-all plan fits.
+  expect_optimal_equals_brute_force(hiremate::testing::two_layer(), 1, false);
+}
+
+TEST(CheckmateTraining, GradientWithTwoProducersEqualsBruteForce) {
+  expect_optimal_equals_brute_force(hiremate::testing::two_producer_grad());
+}
+
+TEST(CheckmateTraining, ChainWithPhantomsAndOverheadEqualsBruteForce) { expect_optimal_equals_brute_force(chain(3), 3); }
