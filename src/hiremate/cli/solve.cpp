@@ -16,7 +16,7 @@ namespace {
 
 struct SolveArgs {
   GraphArgs graph;
-  std::string budget, solver = "autograd", schedule_out;
+  std::string budget, save_budget, solver = "autograd", schedule_out;
   SolveOptions options;
   bool json = false;
 };
@@ -41,6 +41,9 @@ Runner add_solve(CLI::App& app) {
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", a->options.threads, "solver threads (default: 2)")->check(CLI::Range(1, 256));
+  cmd->add_option("--save-budget", a->save_budget,
+                  "training graphs: the most bytes held at the loss (what the forward half hands the backward "
+                  "half); same syntax as --budget");
   cmd->add_option("--schedule-out", a->schedule_out, "write the schedule (hiremate-schedule JSON) to this file");
   cmd->add_flag("-v,--verbose", a->options.verbose, "show the solver's progress on stderr");
   cmd->add_flag("--json", a->json, "print JSON on stdout");
@@ -49,6 +52,7 @@ Runner add_solve(CLI::App& app) {
     Graph g = a->graph.load();
     Baseline b = baseline(g);
     int64_t budget = parse_budget(a->budget, b.peak);
+    if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     auto solver = make_solver(a->solver);
     Plan plan = solve_checked(*solver, g, budget, a->options);
     bool ok = plan.has_schedule;
@@ -72,6 +76,8 @@ Runner add_solve(CLI::App& app) {
       out["gap"] = gap ? nlohmann::ordered_json(*gap) : nlohmann::ordered_json();
       out["solve_seconds"] = plan.solve_seconds;
       out["recomputations"] = ok ? plan.sim.recomputations : 0;
+      out["bytes_at_loss"] = ok ? nlohmann::ordered_json(plan.sim.bytes_at_loss) : nlohmann::ordered_json();
+      if (a->options.save_budget) out["save_budget"] = *a->options.save_budget;
       out["note"] = plan.note;
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";

@@ -5,13 +5,19 @@
 namespace hiremate {
 
 // A baseline has one schedule: it fits the budget or the answer is "infeasible".
-static Plan single_schedule_plan(const Graph& g, Schedule s, int64_t budget, PlanStatus if_fits,
-                                 const std::string& solver) {
+static Plan single_schedule_plan(const Graph& g, Schedule s, int64_t budget, const SolveOptions& opt,
+                                 PlanStatus if_fits, const std::string& solver) {
   Plan plan;
   SimResult r = simulate(g, s);
   if (r.peak > budget) {
     plan.status = PlanStatus::Infeasible;
     plan.note = fmt::format("{} needs {} bytes, over the budget of {} bytes", solver, r.peak, budget);
+    return plan;
+  }
+  if (opt.save_budget && r.bytes_at_loss > *opt.save_budget) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("{} holds {} bytes at the loss, over the save budget of {} bytes", solver,
+                            r.bytes_at_loss, *opt.save_budget);
     return plan;
   }
   plan.status = if_fits;
@@ -20,9 +26,9 @@ static Plan single_schedule_plan(const Graph& g, Schedule s, int64_t budget, Pla
   return plan;
 }
 
-Plan AutogradSolver::solve(const Graph& g, int64_t budget, const SolveOptions&) const {
+Plan AutogradSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   // Every node runs exactly once, so when it fits no plan is faster: it is optimal.
-  return single_schedule_plan(g, keep_all_schedule(g), budget, PlanStatus::Optimal, name());
+  return single_schedule_plan(g, keep_all_schedule(g), budget, opt, PlanStatus::Optimal, name());
 }
 
 std::optional<std::string> RecomputeAllSolver::unsupported(const Graph& g) const {
@@ -42,8 +48,8 @@ Schedule recompute_all_schedule(const Graph& g) {
   return insert_frees(g, ops);
 }
 
-Plan RecomputeAllSolver::solve(const Graph& g, int64_t budget, const SolveOptions&) const {
-  return single_schedule_plan(g, recompute_all_schedule(g), budget, PlanStatus::Feasible, name());
+Plan RecomputeAllSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  return single_schedule_plan(g, recompute_all_schedule(g), budget, opt, PlanStatus::Feasible, name());
 }
 
 }  // namespace hiremate

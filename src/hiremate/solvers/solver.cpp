@@ -34,6 +34,9 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt) {
   if (auto why = solver.unsupported(g))
     throw BadInput(fmt::format("solver '{}' does not apply to graph '{}': {}", solver.name(), g.name, *why));
+  if (opt.save_budget && !g.is_training())
+    throw BadInput("a save budget applies to training graphs (it bounds the bytes held at the loss); this graph "
+                   "has no loss");
   auto start = std::chrono::steady_clock::now();
   Plan plan = solver.solve(g, budget, opt);
   plan.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -50,6 +53,9 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
                                         plan.sim.invalid_op, plan.sim.reason));
   HM_ASSERT(plan.sim.peak <= budget, fmt::format("solver {} produced a plan over budget ({} > {} bytes)",
                                                  solver.name(), plan.sim.peak, budget));
+  HM_ASSERT(!opt.save_budget || plan.sim.bytes_at_loss <= *opt.save_budget,
+            fmt::format("solver {} produced a plan over the save budget ({} > {} bytes)", solver.name(),
+                        plan.sim.bytes_at_loss, opt.save_budget.value_or(0)));
   return plan;
 }
 

@@ -28,6 +28,9 @@ struct SolveOptions {
   int threads = 2;
   uint64_t seed = 0;
   bool verbose = false;    // progress on stderr
+  // Training graphs: the most bytes resident right after the loss (what the forward half hands the
+  // backward half, SimResult::bytes_at_loss). None: only the peak budget applies.
+  std::optional<int64_t> save_budget;
 };
 
 struct Plan {

@@ -91,8 +91,10 @@ TEST(Checkmate, BelowTheFloorIsInfeasibleWithTheSmallestBudget) {
   EXPECT_NE(p.note.find(std::to_string(checkmate_min_budget(g))), std::string::npos) << p.note;
 }
 
-TEST(Checkmate, TrainingGraphsAreRefusedWithAReason) {
-  Graph g = hiremate::testing::two_layer();
+TEST(Checkmate, SaveBudgetOnAGenericDagIsBadInput) {
+  Graph g = hiremate::testing::diamond();
   CheckmateSolver solver;
-  EXPECT_THROW(solve_checked(solver, g, 1000, {}), BadInput);
+  SolveOptions opt;
+  opt.save_budget = 5;
+  EXPECT_THROW(solve_checked(solver, g, 100, opt), BadInput);
 }

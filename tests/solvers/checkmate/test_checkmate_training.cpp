@@ -129,3 +129,19 @@ TEST(CheckmateTraining, GradientWithTwoProducersEqualsBruteForce) {
 }
 
 TEST(CheckmateTraining, ChainWithPhantomsAndOverheadEqualsBruteForce) { expect_optimal_equals_brute_force(chain(3), 3); }
+
+TEST(CheckmateTraining, SaveBudgetBoundsTheBytesHeldAtTheLoss) {
+  Graph g = chain(3);
+  CheckmateSolver solver;
+  int64_t budget = baseline(g).peak;
+  Plan free_plan = solve_checked(solver, g, budget, {});
+  ASSERT_EQ(free_plan.status, PlanStatus::Optimal);
+  SolveOptions opt;
+  opt.save_budget = free_plan.sim.bytes_at_loss - 1;
+  Plan saved = solve_checked(solver, g, budget, opt);
+  ASSERT_EQ(saved.status, PlanStatus::Optimal) << saved.note;
+  EXPECT_LE(saved.sim.bytes_at_loss, *opt.save_budget);
+  EXPECT_GT(saved.sim.time, free_plan.sim.time);  // holding less at the loss costs recomputation
+  opt.save_budget = 0;  // the loss output alone exceeds it
+  EXPECT_EQ(solve_checked(solver, g, budget, opt).status, PlanStatus::Infeasible);
+}

@@ -42,7 +42,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
                             budget, floor_budget);
     return plan;
   }
-  checkmate::StageModel m = g.is_training() ? checkmate::build_training_model(g, budget)
+  checkmate::StageModel m = g.is_training() ? checkmate::build_training_model(g, budget, opt.save_budget)
                                             : checkmate::build_dag_model(g, budget);
   double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool integral = true;
@@ -62,8 +62,10 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   milp::Result res = milp::solve(m.model, mo);
   if (res.status == milp::Status::Infeasible) {
     plan.status = PlanStatus::Infeasible;
-    plan.note = fmt::format("proven infeasible: no schedule in this model fits {} bytes (every node alone fits from "
-                            "{} bytes; interactions between nodes need more)", budget, floor_budget);
+    plan.note = fmt::format("proven infeasible: no schedule in this model fits {} bytes{} (every node alone fits from "
+                            "{} bytes; interactions between nodes need more)", budget,
+                            opt.save_budget ? fmt::format(" with at most {} bytes held at the loss", *opt.save_budget)
+                                            : std::string(), floor_budget);
     return plan;
   }
   if (res.status == milp::Status::TimeLimitNoSolution) {

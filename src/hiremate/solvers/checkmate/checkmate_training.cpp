@@ -153,6 +153,7 @@ struct TrainingModel {
   // Per stage t and stage k <= t (forwards only, except the diagonal): the run variables.
   std::vector<std::vector<milp::Var>> RK, RF;  // RF is the only variable when k has no phantoms
   std::vector<std::vector<milp::Var>> PH;      // PH[t][k], k a forward with phantoms
+  std::vector<std::vector<milp::Var>> U;       // U[t][k], memory while k runs in stage t
   std::vector<std::vector<std::pair<NodeId, milp::Var>>> S;  // S[t]: (data, var)
   std::vector<std::vector<int>> s_index;       // S lookup: s_index[t][data] = index in S[t] or -1
   std::vector<std::vector<std::vector<Free>>> frees;  // frees[t][k]
@@ -179,6 +180,7 @@ struct TrainingModel {
     RK.assign(T, {});
     RF.assign(T, {});
     PH.assign(T, {});
+    U.assign(T, {});
     S.assign(T, {});
     s_index.assign(T, std::vector<int>(num_data, -1));
     frees.assign(T, {});
@@ -186,6 +188,7 @@ struct TrainingModel {
       RK[t].assign(t + 1, kAbsent);
       RF[t].assign(t + 1, kAbsent);
       PH[t].assign(t + 1, kAbsent);
+      U[t].assign(t + 1, kAbsent);
       frees[t].resize(t + 1);
       for (int k = 0; k <= t; ++k) {
         bool first = k == t;
@@ -296,6 +299,7 @@ struct TrainingModel {
       auto run = runs(t, k);
       if (run.empty()) continue;
       milp::Var u = model.add_var(milp::VarType::Continuous, 0, static_cast<double>(cap), 0);
+      U[t][k] = u;
       std::vector<Term> row{{u, 1}};
       double constant = 0;  // the row is u - (terms) = constant
       if (prev < 0) {
@@ -323,6 +327,13 @@ struct TrainingModel {
     }
   }
 
+  // Save budget: memory while the loss runs, which is what is resident right after it (the loss is
+  // the last op of its stage and has no frees before it ends).
+  void limit_at_loss(int64_t save_cap) {
+    for (int t = 0; t < tr.T; ++t)
+      if (tr.kind[t] == ComputeKind::Loss) model.set_bounds(U[t][t], 0, static_cast<double>(std::max<int64_t>(save_cap, 0)));
+  }
+
   // The autograd schedule as a start: every forward once, keeping its phantoms; data kept while a
   // later stage reads it. Nothing when it does not fit.
   std::optional<std::vector<std::pair<milp::Var, double>>> keep_all_start() const {
@@ -348,9 +359,10 @@ struct TrainingModel {
 
 }  // namespace
 
-StageModel build_training_model(const Graph& g, int64_t budget) {
+StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget) {
   auto tr = std::make_shared<Training>(g);
   auto m = std::make_shared<TrainingModel>(*tr, (budget - tr->sources) / tr->unit, g.data.size());
+  if (save_budget) m->limit_at_loss((*save_budget - tr->sources) / tr->unit);
   StageModel out;
   out.start = m->keep_all_start();
   out.summary = fmt::format("training graph, {} stages, memory unit {} bytes", tr->T, tr->unit);

@@ -24,6 +24,7 @@ struct StageModel {
 // Generic DAGs in the fixed order (checkmate_dag.cpp).
 StageModel build_dag_model(const Graph& g, int64_t budget);
 // Training graphs (checkmate_training.cpp).
-StageModel build_training_model(const Graph& g, int64_t budget);
+// `save_budget`: the most bytes resident right after the loss, if any.
+StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget);
 
 }  // namespace hiremate::checkmate
