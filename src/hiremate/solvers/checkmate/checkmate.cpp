@@ -58,7 +58,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   if (opt.verbose)
     std::cerr << fmt::format("checkmate: {}; {} variables, {} rows, {} nonzeros, built in {:.2f} s, {}\n", m.summary,
                              m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(), built,
-                             m.start ? "keep-all start" : "no start (keep-all does not fit)");
+                             m.start ? "with a MIP start" : "no MIP start (no heuristic schedule fits)");
   milp::Result res = milp::solve(m.model, mo);
   if (res.status == milp::Status::Infeasible) {
     plan.status = PlanStatus::Infeasible;

@@ -214,6 +214,21 @@ struct DagModel {
     }
     return assignment(r, sv);
   }
+
+  // Recompute-heavy: nothing kept between stages; stage t recomputes every ancestor of t. Its
+  // memory is the largest single-stage need, often far below keep-all.
+  std::optional<std::vector<std::pair<milp::Var, double>>> recompute_start() const {
+    std::vector<std::vector<char>> r(dag.n), sv(dag.n);
+    for (int t = 0; t < dag.n; ++t) {
+      r[t].assign(t + 1, 0);
+      sv[t].assign(t, 0);
+      r[t][t] = 1;
+      for (int k = t; k >= 0; --k)
+        if (r[t][k])
+          for (int i : dag.pred[k]) r[t][i] = 1;
+    }
+    return assignment(r, sv);
+  }
 };
 
 }  // namespace
@@ -223,6 +238,7 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
   auto m = std::make_shared<DagModel>(*dag, (budget - dag->sources) / dag->unit);
   StageModel out;
   out.start = m->keep_all_start();
+  if (!out.start) out.start = m->recompute_start();
   out.summary = fmt::format("{} stages, memory unit {} bytes", dag->n, dag->unit);
   out.decode = [dag, m, order = g.order](const std::vector<double>& x) {
     std::vector<Op> ops;
