@@ -12,6 +12,7 @@
 #include "hiremate/milp/solve.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
+#include "hiremate/solvers/greedy_evict.h"
 
 namespace hiremate::checkmate {
 
@@ -215,6 +216,35 @@ struct DagModel {
     return assignment(r, sv);
   }
 
+  // A start from any compute sequence of the fixed-order model (e.g. the greedy heuristic): each
+  // recomputation belongs to the stage of the next first computation; a value is resident on entry
+  // to a stage when a later stage reads it before it is computed again (frees after last use).
+  std::optional<std::vector<std::pair<milp::Var, double>>> start_from(const std::vector<int>& positions) const {
+    std::vector<std::vector<char>> r(dag.n), sv(dag.n);
+    for (int t = 0; t < dag.n; ++t) {
+      r[t].assign(t + 1, 0);
+      sv[t].assign(t, 0);
+    }
+    int stage = 0;
+    for (int p : positions) {
+      if (stage >= dag.n) return std::nullopt;
+      r[stage][p] = 1;
+      if (p == stage) ++stage;
+    }
+    if (stage != dag.n) return std::nullopt;
+    // Walk the stages backwards: `needed[i]` = some later op reads i before i is computed again.
+    std::vector<char> needed(dag.n, 0);
+    for (int t = dag.n - 1; t >= 0; --t) {
+      for (int k = t; k >= 0; --k) {
+        if (!r[t][k]) continue;
+        needed[k] = 0;
+        for (int i : dag.pred[k]) needed[i] = 1;
+      }
+      for (int i = 0; i < t; ++i) sv[t][i] = needed[i];
+    }
+    return assignment(r, sv);
+  }
+
   // Recompute-heavy: nothing kept between stages; stage t recomputes every ancestor of t. Its
   // memory is the largest single-stage need, often far below keep-all.
   std::optional<std::vector<std::pair<milp::Var, double>>> recompute_start() const {
@@ -238,6 +268,12 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
   auto m = std::make_shared<DagModel>(*dag, (budget - dag->sources) / dag->unit);
   StageModel out;
   out.start = m->keep_all_start();
+  if (!out.start)
+    if (auto greedy = greedy_evict_sequence(g, budget)) {
+      std::vector<int> positions;
+      for (const Op& op : *greedy) positions.push_back(dag->pos[op.node]);
+      out.start = m->start_from(positions);
+    }
   if (!out.start) out.start = m->recompute_start();
   out.summary = fmt::format("{} stages, memory unit {} bytes", dag->n, dag->unit);
   out.decode = [dag, m, order = g.order](const std::vector<double>& x) {
