@@ -57,7 +57,12 @@ struct Greedy {
     double best_score = std::numeric_limits<double>::infinity();
     for (size_t d = 0; d < g.data.size(); ++d) {
       if (!resident[d] || g.data[d].source || pinned[d] > 0 || g.data[d].bytes == 0) continue;
-      double cost = g.compute[g.data[d].producers[0]].time + 1e-9;
+      // DTR's "evicted neighbourhood", one level deep: recomputing d also recomputes the inputs of
+      // its producer that are gone, and deep recomputation chains are what make a run get stuck.
+      const auto& producer = g.compute[g.data[d].producers[0]];
+      double cost = producer.time + 1e-9;
+      for (NodeId e : producer.deps)
+        if (!resident[e]) cost += 2 * g.compute[g.data[e].producers[0]].time + 1;
       double score = cost / (static_cast<double>(g.data[d].bytes) * (1.0 + next_use(static_cast<NodeId>(d))));
       if (score < best_score) {
         best_score = score;
