@@ -440,3 +440,16 @@ TEST(MilpWriteLp, WritesNamesAndIntegrality) {
   // CBC's writer would exit(1) on this one.
   EXPECT_THROW(write_lp(m, testing::TempDir() + "no-such-folder/model.lp"), BadInput);
 }
+
+TEST(MilpModel, RelaxGivesTheLpOptimum) {
+  using namespace hiremate::milp;
+  // max x + y, 2x + 2y <= 3, x, y binary: integer optimum 1, LP optimum 1.5.
+  Model m;
+  m.set_minimize(false);
+  Var x = m.add_var(VarType::Binary, 0, 1, 1), y = m.add_var(VarType::Binary, 0, 1, 1);
+  m.add_row({{x, 2}, {y, 2}}, -kInf, 3);
+  EXPECT_NEAR(solve(m).objective, 1.0, 1e-9);
+  m.relax();
+  EXPECT_EQ(m.num_integer_vars(), 0u);
+  EXPECT_NEAR(solve(m).objective, 1.5, 1e-9);
+}

@@ -7,6 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/cbc_model.h"
@@ -29,6 +33,8 @@ const char* to_string(Status s) {
   }
   return "?";
 }
+
+Result solve_here(const Model& model, const Options& options, bool preprocess);
 
 namespace {
 
@@ -92,16 +98,14 @@ Status classify(Cbc_Model* m) {
 
 }  // namespace
 
-Result solve(const Model& model, const Options& options) {
-  HM_ASSERT(options.time_limit > 0, fmt::format("time_limit {} must be > 0", options.time_limit));
-  HM_ASSERT(options.threads >= 1, fmt::format("threads {} must be >= 1", options.threads));
-  HM_ASSERT(options.relative_gap >= 0 && options.absolute_gap >= 0, "gaps must be >= 0");
+Result solve_here(const Model& model, const Options& options, bool preprocess) {
   const auto t0 = std::chrono::steady_clock::now();
   detail::StdoutToStderr quiet;
 
   detail::CbcProblem problem = load_into_cbc(model, Purpose::Solve);
   Cbc_Model* m = problem.model.get();
   set_parameters(m, options);
+  if (!preprocess) Cbc_setParameter(m, "preprocess", "off");
   if (!model.start().empty() && !problem.has_dummy) set_start(m, model);  // an LP has no use for one
   run(m);
 
@@ -132,6 +136,127 @@ Result solve(const Model& model, const Options& options) {
     r.objective = sense * kInf;
     r.bound = -sense * kInf;
   }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// CBC 2.10.8 can crash (a segmentation fault in CglPreProcess::postProcess was seen when the time
+// limit ends its preprocessing), and a crash must not take hiremate down. So the search runs in a
+// forked child that sends the Result back through a pipe; if the child dies, the search is run once
+// more without preprocessing in the time left, and then reported as Status::Error.
+namespace {
+
+void write_all(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w <= 0) _exit(3);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+bool read_all(int fd, void* data, size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+  return true;
+}
+
+// The child's message: a tag (0 result, 1 failure), then the Result's fields or the failure text.
+std::optional<Result> solve_in_child(const Model& model, const Options& options, bool preprocess,
+                                     std::string& failure) {
+  int fds[2];
+  if (pipe(fds) != 0) throw SolverFailure("cannot create a pipe for the MILP search");
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) throw SolverFailure("cannot fork a process for the MILP search");
+  if (pid == 0) {
+    close(fds[0]);
+    int tag = 0;
+    try {
+      Result r = solve_here(model, options, preprocess);
+      write_all(fds[1], &tag, sizeof tag);
+      int status = static_cast<int>(r.status);
+      size_t n = r.solution.size();
+      write_all(fds[1], &status, sizeof status);
+      for (double v : {r.objective, r.bound, r.gap, r.seconds}) write_all(fds[1], &v, sizeof v);
+      write_all(fds[1], &r.nodes, sizeof r.nodes);
+      write_all(fds[1], &n, sizeof n);
+      write_all(fds[1], r.solution.data(), n * sizeof(double));
+    } catch (const std::exception& e) {
+      tag = 1;
+      std::string what = e.what();
+      size_t n = what.size();
+      write_all(fds[1], &tag, sizeof tag);
+      write_all(fds[1], &n, sizeof n);
+      write_all(fds[1], what.data(), n);
+    }
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  close(fds[1]);
+  int tag = -1;
+  Result r;
+  bool complete = read_all(fds[0], &tag, sizeof tag);
+  if (complete && tag == 0) {
+    int status = 0;
+    size_t n = 0;
+    complete = read_all(fds[0], &status, sizeof status) && read_all(fds[0], &r.objective, sizeof(double)) &&
+               read_all(fds[0], &r.bound, sizeof(double)) && read_all(fds[0], &r.gap, sizeof(double)) &&
+               read_all(fds[0], &r.seconds, sizeof(double)) && read_all(fds[0], &r.nodes, sizeof r.nodes) &&
+               read_all(fds[0], &n, sizeof n);
+    r.status = static_cast<Status>(status);
+    if (complete && n <= model.num_vars()) {
+      r.solution.resize(n);
+      complete = read_all(fds[0], r.solution.data(), n * sizeof(double));
+    }
+  } else if (complete && tag == 1) {
+    size_t n = 0;
+    complete = read_all(fds[0], &n, sizeof n) && n < (1u << 20);
+    if (complete) {
+      failure.resize(n);
+      complete = read_all(fds[0], failure.data(), n);
+    }
+  }
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (!complete || !WIFEXITED(wstatus)) {
+    failure = WIFSIGNALED(wstatus) ? fmt::format("CBC crashed (signal {})", WTERMSIG(wstatus))
+                                   : std::string("CBC's process ended without an answer");
+    return std::nullopt;
+  }
+  if (tag == 1) throw SolverFailure(failure);
+  return r;
+}
+
+}  // namespace
+
+Result solve(const Model& model, const Options& options) {
+  HM_ASSERT(options.time_limit > 0, fmt::format("time_limit {} must be > 0", options.time_limit));
+  HM_ASSERT(options.threads >= 1, fmt::format("threads {} must be >= 1", options.threads));
+  HM_ASSERT(options.relative_gap >= 0 && options.absolute_gap >= 0, "gaps must be >= 0");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string failure;
+  if (auto r = solve_in_child(model, options, true, failure)) return *r;
+  Options retry = options;
+  if (options.time_limit < kInf)
+    retry.time_limit = std::max(0.5, options.time_limit -
+                                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::string second;
+  if (auto r = solve_in_child(model, retry, false, second)) {
+    r->note = failure + "; solved again without preprocessing";
+    r->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return *r;
+  }
+  Result r;
+  r.status = Status::Error;
+  r.note = failure + "; " + second + " (again without preprocessing)";
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

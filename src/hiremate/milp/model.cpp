@@ -106,6 +106,11 @@ void Model::set_start(std::vector<std::pair<Var, double>> start) {
   start_ = std::move(start);
 }
 
+void Model::relax() {
+  for (auto& t : type_) t = VarType::Continuous;
+  num_integer_ = 0;
+}
+
 VarType Model::type(Var v) const { check_var(v); return type_[v]; }
 double Model::lower(Var v) const { check_var(v); return lb_[v]; }
 double Model::upper(Var v) const { check_var(v); return ub_[v]; }

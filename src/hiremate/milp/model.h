@@ -43,6 +43,8 @@ class Model {
   void set_obj(Var v, double c);
   void set_bounds(Var v, double lb, double ub);  // e.g. lb = ub to fix a variable
   void set_minimize(bool minimize);               // the default is to minimize
+  // Makes every variable continuous, keeping its bounds: the LP relaxation (for bounds and rounding).
+  void relax();
 
   // A MIP start: values for some or all variables, given to CBC as a first incumbent. CBC fixes
   // the integer variables given and computes the continuous ones; by its documentation only the

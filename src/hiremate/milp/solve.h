@@ -67,9 +67,10 @@ struct Result {
   std::vector<double> solution;
   double seconds = 0;  // wall clock of the whole call, building the CBC model included
   int64_t nodes = 0;   // branch-and-bound nodes CBC explored
+  std::string note;    // what went wrong inside CBC (a crash of its process), empty when nothing did
 };
 
-// Solves `model`. Misuse (bad options) fails HM_ASSERT; a failure inside CBC (it throws or hands
+// Solves `model` in a child process (CBC can crash; see cbc_solve.cpp). Misuse (bad options) fails HM_ASSERT; a failure inside CBC (it throws or hands
 // back no model) throws SolverFailure. Infeasibility and limits are statuses, not exceptions.
 Result solve(const Model& model, const Options& options = Options());
 

@@ -54,12 +54,35 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
   mo.log = opt.verbose;
-  if (m.start) m.model.set_start(*m.start);
+  if (m.start) {
+    // A start that breaks a row would be a bug in a builder; CBC must never see one (it has crashed
+    // on inconsistent starts), so check it and drop it loudly instead.
+    std::vector<double> x(m.model.num_vars(), 0.0);
+    for (const auto& [v, value] : *m.start) x[v] = value;
+    double violation = m.model.max_violation(x);
+    if (violation > 1e-6) {
+      std::cerr << fmt::format("checkmate: dropping a MIP start that violates the model by {}\n", violation);
+      m.start.reset();
+    } else {
+      m.model.set_start(*m.start);
+    }
+  }
   if (opt.verbose)
     std::cerr << fmt::format("checkmate: {}; {} variables, {} rows, {} nonzeros, built in {:.2f} s, {}\n", m.summary,
                              m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(), built,
                              m.start ? "with a MIP start" : "no MIP start (no heuristic schedule fits)");
   milp::Result res = milp::solve(m.model, mo);
+  if (res.status == milp::Status::Error && m.start) {
+    // CBC failed twice; the checked start is still a valid plan, so the solve stays anytime.
+    res.solution.assign(m.model.num_vars(), 0.0);
+    for (const auto& [v, value] : *m.start) res.solution[v] = value;
+    res.objective = 0;
+    for (size_t j = 0; j < res.solution.size(); ++j) res.objective += m.model.objective()[j] * res.solution[j];
+    res.status = milp::Status::Feasible;
+    res.bound = -milp::kInf;
+    res.gap = milp::kInf;
+    res.note += "; returning the heuristic start";
+  }
   if (res.status == milp::Status::Infeasible) {
     plan.status = PlanStatus::Infeasible;
     plan.note = fmt::format("proven infeasible: no schedule in this model fits {} bytes{} (every node alone fits from "
@@ -82,7 +105,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     throw SolverFailure(fmt::format("checkmate: the decoded plan was rejected by the simulator ({}); this is a bug",
                                     sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
   plan.has_schedule = true;
-  plan.bound = res.bound;
+  if (std::isfinite(res.bound)) plan.bound = res.bound;
   if (res.status == milp::Status::Optimal) {
     plan.status = PlanStatus::Optimal;
   } else {
@@ -90,6 +113,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     plan.note = fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %", opt.time_limit,
                             100 * res.gap);
   }
+  if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
   return plan;
 }
 
