@@ -27,5 +27,6 @@ using Runner = std::function<int()>;
 Runner add_info(CLI::App& app);
 Runner add_simulate(CLI::App& app);
 Runner add_solve(CLI::App& app);
+Runner add_partition(CLI::App& app);
 
 }  // namespace hiremate::cli
