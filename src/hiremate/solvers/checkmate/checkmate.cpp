@@ -54,34 +54,39 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
   mo.log = opt.verbose;
-  if (m.start) {
-    // A start that breaks a row would be a bug in a builder; CBC must never see one (it has crashed
-    // on inconsistent starts), so check it and drop it loudly instead.
+  // Starts and fallbacks are checked against every row: one that does not fit the budget is dropped
+  // (keep-all often does not), and CBC never sees an inconsistent start.
+  auto full = [&](const checkmate::Assignment& a) {
     std::vector<double> x(m.model.num_vars(), 0.0);
-    for (const auto& [v, value] : *m.start) x[v] = value;
-    double violation = m.model.max_violation(x);
-    if (violation > 1e-6) {
-      std::cerr << fmt::format("checkmate: dropping a MIP start that violates the model by {}\n", violation);
-      m.start.reset();
-    } else {
-      m.model.set_start(*m.start);
-    }
-  }
+    for (const auto& [v, value] : a) x[v] = value;
+    return x;
+  };
+  if (m.start && m.model.max_violation(full(*m.start)) > 1e-6) m.start.reset();
+  if (m.fallback && m.model.max_violation(full(*m.fallback)) > 1e-6) m.fallback.reset();
+  if (m.start) m.model.set_start(*m.start);
   if (opt.verbose)
     std::cerr << fmt::format("checkmate: {}; {} variables, {} rows, {} nonzeros, built in {:.2f} s, {}\n", m.summary,
                              m.model.num_vars(), m.model.num_rows(), m.model.num_nonzeros(), built,
-                             m.start ? "with a MIP start" : "no MIP start (no heuristic schedule fits)");
+                             m.start ? "keep-all as MIP start" : m.fallback ? "a heuristic plan as fallback"
+                                                                            : "no heuristic plan fits");
   milp::Result res = milp::solve(m.model, mo);
-  if (res.status == milp::Status::Error && m.start) {
-    // CBC failed twice; the checked start is still a valid plan, so the solve stays anytime.
-    res.solution.assign(m.model.num_vars(), 0.0);
-    for (const auto& [v, value] : *m.start) res.solution[v] = value;
-    res.objective = 0;
-    for (size_t j = 0; j < res.solution.size(); ++j) res.objective += m.model.objective()[j] * res.solution[j];
-    res.status = milp::Status::Feasible;
-    res.bound = -milp::kInf;
-    res.gap = milp::kInf;
-    res.note += "; returning the heuristic start";
+  if (m.fallback) {
+    // Anytime: when CBC found nothing (or crashed, or did worse), the checked heuristic plan stands.
+    std::vector<double> x = full(*m.fallback);
+    double objective = 0;
+    for (size_t j = 0; j < x.size(); ++j) objective += m.model.objective()[j] * x[j];
+    bool cbc_has = milp::has_solution(res.status);
+    if (!cbc_has || objective < res.objective) {
+      if (res.status == milp::Status::Error || res.status == milp::Status::TimeLimitNoSolution || cbc_has) {
+        res.note += std::string(res.note.empty() ? "" : "; ") + "returning the heuristic plan (" +
+                    (cbc_has ? "CBC's best was worse" : "CBC found no plan in time") + ")";
+        res.solution = std::move(x);
+        res.objective = objective;
+        res.status = milp::Status::Feasible;
+        res.gap = std::isfinite(res.bound) ? (objective - res.bound) / std::max(std::abs(objective), 1e-9)
+                                           : milp::kInf;
+      }
+    }
   }
   if (res.status == milp::Status::Infeasible) {
     plan.status = PlanStatus::Infeasible;

@@ -268,13 +268,14 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
   auto m = std::make_shared<DagModel>(*dag, (budget - dag->sources) / dag->unit);
   StageModel out;
   out.start = m->keep_all_start();
-  if (!out.start)
+  if (!out.start) {
     if (auto greedy = greedy_evict_sequence(g, budget)) {
       std::vector<int> positions;
       for (const Op& op : *greedy) positions.push_back(dag->pos[op.node]);
-      out.start = m->start_from(positions);
+      out.fallback = m->start_from(positions);
     }
-  if (!out.start) out.start = m->recompute_start();
+    if (!out.fallback) out.fallback = m->recompute_start();
+  }
   out.summary = fmt::format("{} stages, memory unit {} bytes", dag->n, dag->unit);
   out.decode = [dag, m, order = g.order](const std::vector<double>& x) {
     std::vector<Op> ops;
