@@ -1,6 +1,7 @@
 // Seeded test graphs for TW-Remat: forward specs (chains, U-Net-like skips, random DAGs) built as
 // generic DAGs or as training graphs (forward, loss, backward with grads and phantoms).
 #pragma once
+#include "hiremate/common/random.h"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -102,16 +103,9 @@ inline Graph generic_training(const std::vector<OpSpec>& ops, const std::string&
   return generic(all, name);
 }
 
-// A small deterministic generator (splitmix64), the same on every platform.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int64_t in(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); }
+// The project's deterministic generator (common/random.h), under the name these tests use.
+struct Rng : SplitMix64 {
+  int64_t in(int64_t lo, int64_t hi) { return between(lo, hi); }
 };
 
 // n ops; op i reads 1 to 3 distinct ops among the `window` before it (op 0 reads nothing). Bytes in
