@@ -9,6 +9,8 @@
 #include <fstream>
 #include <optional>
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,9 +158,17 @@ void write_all(int fd, const void* data, size_t n) {
   }
 }
 
-bool read_all(int fd, void* data, size_t n) {
+// Reads n bytes, waiting at most until `deadline` for each (false on end of file or timeout).
+bool read_all(int fd, void* data, size_t n,
+              std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
   char* p = static_cast<char*>(data);
   while (n > 0) {
+    if (deadline != std::chrono::steady_clock::time_point::max()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      pollfd pfd{fd, POLLIN, 0};
+      if (poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30))) <= 0) continue;
+    }
     ssize_t r = ::read(fd, p, n);
     if (r <= 0) return false;
     p += r;
@@ -200,9 +210,23 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
     _exit(0);
   }
   close(fds[1]);
+  // CBC checks its limit only between steps and was seen to run 3x past it on a large model, so the
+  // parent enforces a hard deadline: the limit plus 10 % plus 2 s, then the child is killed.
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  if (options.time_limit < kInf)
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::milliseconds(static_cast<int64_t>((options.time_limit * 1.1 + 2) * 1000));
   int tag = -1;
   Result r;
-  bool complete = read_all(fds[0], &tag, sizeof tag);
+  bool complete = read_all(fds[0], &tag, sizeof tag, deadline);
+  if (!complete && std::chrono::steady_clock::now() >= deadline) {
+    kill(pid, SIGKILL);
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    r.status = Status::TimeLimitNoSolution;
+    r.note = fmt::format("CBC ran past its {} s limit and was stopped; its incumbent is lost", options.time_limit);
+    return r;
+  }
   if (complete && tag == 0) {
     int status = 0;
     size_t n = 0;
