@@ -224,7 +224,7 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
     close(fds[0]);
     waitpid(pid, nullptr, 0);
     r.status = Status::TimeLimitNoSolution;
-    r.note = fmt::format("CBC ran past its {} s limit and was stopped; its incumbent is lost", options.time_limit);
+    r.note = fmt::format("CBC ran past its {:.1f} s limit and was stopped; its incumbent is lost", options.time_limit);
     return r;
   }
   if (complete && tag == 0) {

@@ -115,8 +115,10 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     plan.status = PlanStatus::Optimal;
   } else {
     plan.status = PlanStatus::TimedOut;
-    plan.note = fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %", opt.time_limit,
-                            100 * res.gap);
+    plan.note = std::isfinite(res.gap) ? fmt::format("time limit of {} s reached: best plan found, gap {:.2f} %",
+                                                     opt.time_limit, 100 * res.gap)
+                                       : fmt::format("time limit of {} s reached: best plan found, no bound proven",
+                                                     opt.time_limit);
   }
   if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
   return plan;
