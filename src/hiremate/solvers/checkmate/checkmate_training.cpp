@@ -349,10 +349,22 @@ struct TrainingModel {
       for (int k = 0; k < t; ++k)
         if (ph(t, k) != kAbsent) x[ph(t, k)] = 1;
     }
-    // U follows from the rows; compute it by walking them is what CBC does with a partial start.
+    // Memory: nothing is recomputed and nothing freed before the stage's own node, so every U of the
+    // stage holds what is resident on entry, and the last adds the node's outputs.
+    for (int t = 0; t < tr.T; ++t) {
+      double base = static_cast<double>(tr.grads_at_start[t]);
+      for (const auto& [d, var] : S[t]) base += x[var] * static_cast<double>(tr.mem[d]);
+      for (int k = 0; k < t; ++k)
+        if (ph(t, k) != kAbsent) base += static_cast<double>(tr.phantoms[k]);
+      for (int k = 0; k < t; ++k)
+        if (U[t][k] != kAbsent) x[U[t][k]] = base;
+      double out = static_cast<double>(tr.grads_new[t]);
+      for (NodeId d : tr.data_out[t]) out += static_cast<double>(tr.mem[d]);
+      if (RK[t][t] != kAbsent) out += static_cast<double>(tr.phantoms[t]);
+      x[U[t][t]] = base + out;
+    }
     std::vector<std::pair<milp::Var, double>> values;
-    for (size_t v = 0; v < x.size(); ++v)
-      if (model.type(static_cast<milp::Var>(v)) != milp::VarType::Continuous) values.push_back({static_cast<milp::Var>(v), x[v]});
+    for (size_t v = 0; v < x.size(); ++v) values.push_back({static_cast<milp::Var>(v), x[v]});
     return values;
   }
 };
