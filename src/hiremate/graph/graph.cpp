@@ -105,6 +105,13 @@ NodeId Graph::phantoms_of(NodeId forward) const {
   return kNone;
 }
 
+int64_t Graph::source_bytes() const {
+  int64_t total = 0;
+  for (const auto& d : data)
+    if (d.source) total += d.bytes;
+  return total;
+}
+
 size_t Graph::num_edges() const {
   size_t n = 0;
   for (const auto& c : compute) n += c.deps.size();

@@ -87,6 +87,8 @@ class Graph {
   // Dependency edges: the number of (data -> compute) reads, real deps only. For a node-link DAG
   // imported one output per node this is the file's number of links.
   size_t num_edges() const;
+  // Bytes of the sources: resident from the start to the end, a constant in every memory model.
+  int64_t source_bytes() const;
   // Describes a node for messages: "compute node 'fc1' (file.json:/compute/3)".
   std::string describe_compute(NodeId c) const;
   std::string describe_data(NodeId d) const;

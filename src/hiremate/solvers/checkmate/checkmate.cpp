@@ -18,9 +18,7 @@ namespace hiremate {
 std::optional<std::string> CheckmateSolver::unsupported(const Graph&) const { return std::nullopt; }
 
 int64_t checkmate_min_budget(const Graph& g) {
-  int64_t sources = 0, need = 0;
-  for (const auto& d : g.data)
-    if (d.source) sources += d.bytes;
+  int64_t need = 0;
   for (const auto& c : g.compute) {
     int64_t m = c.overhead;
     for (NodeId d : c.deps)
@@ -29,19 +27,21 @@ int64_t checkmate_min_budget(const Graph& g) {
       if (g.data[d].kind != DataKind::Phantoms || c.kind != ComputeKind::Forward) m += g.data[d].bytes;
     need = std::max(need, m);
   }
-  return sources + need;
+  return g.source_bytes() + need;
 }
 
 // TW-Remat's plan when it fits (it takes a fraction of a second on the public graphs): the last
 // resort of an anytime solve where CBC and the fallback found nothing, or something slower.
-static std::optional<Schedule> twremat_schedule(const Graph& g, int64_t budget, const SolveOptions& opt) {
+// Returns the schedule with its simulated time.
+static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& g, int64_t budget,
+                                                                   const SolveOptions& opt) {
   SolveOptions o = opt;
   o.time_limit = std::max(1.0, 0.1 * opt.time_limit);
   Plan p = TwRematSolver().solve(g, budget, o);
   if (!p.has_schedule) return std::nullopt;
   SimResult r = simulate(g, p.schedule);
   if (!r.valid || r.peak > budget || (opt.save_budget && r.bytes_at_loss > *opt.save_budget)) return std::nullopt;
-  return p.schedule;
+  return std::make_pair(std::move(p.schedule), r.time);
 }
 
 Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
@@ -114,7 +114,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     if (std::isfinite(res.bound)) plan.bound = res.bound;
     plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
     if (auto tw = twremat_schedule(g, budget, opt)) {
-      plan.schedule = std::move(*tw);
+      plan.schedule = std::move(tw->first);
       plan.has_schedule = true;
       plan.note += "; returning TW-Remat's plan";
     }
@@ -141,8 +141,8 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   }
   if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
   if (plan.status != PlanStatus::Optimal)
-    if (auto tw = twremat_schedule(g, budget, opt); tw && simulate(g, *tw).time < sim.time) {
-      plan.schedule = std::move(*tw);
+    if (auto tw = twremat_schedule(g, budget, opt); tw && tw->second < sim.time) {
+      plan.schedule = std::move(tw->first);
       plan.note += "; TW-Remat's plan was faster and is returned";
     }
   return plan;

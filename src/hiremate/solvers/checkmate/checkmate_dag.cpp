@@ -38,8 +38,7 @@ struct Dag {
     cost.assign(n, 0);
     pred.assign(n, {});
     users.assign(n, {});
-    for (const auto& d : g.data)
-      if (d.source) sources += d.bytes;
+    sources = g.source_bytes();
     for (int p = 0; p < n; ++p) {
       const auto& c = g.compute[g.order[p]];
       cost[p] = c.time;

@@ -77,11 +77,10 @@ struct Training {
     mem.assign(g.data.size(), 0);
     producer.assign(g.data.size(), -1);
     users.assign(g.data.size(), {});
+    sources = g.source_bytes();
     int64_t gcd = 0;
-    for (const auto& d : g.data) {
-      if (d.source) sources += d.bytes;
-      else gcd = std::gcd(gcd, d.bytes);
-    }
+    for (const auto& d : g.data)
+      if (!d.source) gcd = std::gcd(gcd, d.bytes);
     for (const auto& c : g.compute) gcd = std::gcd(gcd, c.overhead);
     unit = gcd > 0 ? gcd : 1;
     for (size_t d = 0; d < g.data.size(); ++d) mem[d] = g.data[d].source ? 0 : g.data[d].bytes / unit;

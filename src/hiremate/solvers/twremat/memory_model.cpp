@@ -40,10 +40,8 @@ MemoryModel::MemoryModel(const Graph& g, const Dag& dag, std::vector<Entry> entr
       deps_(g.compute.size()),
       movable_(g.data.size(), 0),
       profile_(static_cast<int>(entries_.size())) {
-  for (size_t d = 0; d < g.data.size(); ++d) {
-    movable_[d] = !g.data[d].source && g.data[d].kind != DataKind::Grad;
-    if (g.data[d].source) sources_ += g.data[d].bytes;
-  }
+  sources_ = g.source_bytes();
+  for (size_t d = 0; d < g.data.size(); ++d) movable_[d] = !g.data[d].source && g.data[d].kind != DataKind::Grad;
   for (size_t c = 0; c < g.compute.size(); ++c) {
     for (NodeId d : g.compute[c].deps)
       if (movable_[d]) deps_[c].push_back(d);
