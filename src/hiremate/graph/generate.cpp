@@ -178,6 +178,64 @@ Graph transformer(const TransformerParams& p, const BuildOptions& opt) {
   return build(s, opt);
 }
 
+Graph encoder_decoder(const TransformerParams& p, const BuildOptions& opt) {
+  ForwardSpec s;
+  s.name = fmt::format("encoder-decoder-{}", p.layers);
+  const int64_t tokens = p.batch * p.seq, eb = p.element_bytes;
+  const int64_t m = tokens * p.dim * eb;
+  const int64_t scores = p.batch * p.heads * p.seq * p.seq * eb;
+  const int64_t hidden = m * p.mlp_ratio;
+  const int64_t stats = tokens * 2 * 4;
+  const double flops_per_second = 1e14;
+  const double d = static_cast<double>(p.dim), t = static_cast<double>(tokens);
+  auto linear = [&](double in, double out) { return 2 * t * in * out / flops_per_second; };
+  auto elementwise = [&](int64_t bytes) { return 4.0 * static_cast<double>(bytes / eb) / flops_per_second; };
+  const double attention = 2 * t * static_cast<double>(p.seq) * d / flops_per_second;
+  s.input_bytes = 2 * tokens * 8;  // source and target token ids
+  auto add = [&](const std::string& name, double time, int64_t bytes, int64_t phantom, std::vector<int> deps) {
+    s.ops.push_back({name, time, bytes, phantom, std::move(deps)});
+    return static_cast<int>(s.ops.size()) - 1;
+  };
+  // Attention of `query` over `keys` (self-attention when they are the same), then the projection.
+  auto attend = [&](const std::string& prefix, int query, int keys) {
+    auto name = [&](const char* op) { return prefix + op; };
+    int q = add(name("q"), linear(d, d), m, 0, {query});
+    int k = add(name("k"), linear(d, d), m, 0, {keys});
+    int v = add(name("v"), linear(d, d), m, 0, {keys});
+    int sc = add(name("scores"), attention, scores, 0, {q, k});
+    int sm = add(name("softmax"), elementwise(scores), scores, 0, {sc});
+    int ctx = add(name("ctx"), attention, m, 0, {sm, v});
+    return add(name("proj"), linear(d, d), m, 0, {ctx});
+  };
+  auto mlp = [&](const std::string& prefix, int x) {
+    int ln = add(prefix + "ln2", elementwise(m), m, stats, {x});
+    int fc1 = add(prefix + "fc1", linear(d, d * p.mlp_ratio), hidden, 0, {ln});
+    int gelu = add(prefix + "gelu", elementwise(hidden), hidden, 0, {fc1});
+    int fc2 = add(prefix + "fc2", linear(d * p.mlp_ratio, d), m, 0, {gelu});
+    return add(prefix + "add_mlp", elementwise(m), m, 0, {x, fc2});
+  };
+  int x = add("src_embed", elementwise(m), m, 0, {kInput});
+  for (int l = 0; l < p.layers; ++l) {
+    std::string prefix = fmt::format("enc{}.", l);
+    int ln1 = add(prefix + "ln1", elementwise(m), m, stats, {x});
+    int a = add(prefix + "add_attn", elementwise(m), m, 0, {x, attend(prefix + "self.", ln1, ln1)});
+    x = mlp(prefix, a);
+  }
+  const int memory = add("enc_norm", elementwise(m), m, stats, {x});
+  int y = add("tgt_embed", elementwise(m), m, 0, {kInput});
+  for (int l = 0; l < p.layers; ++l) {
+    std::string prefix = fmt::format("dec{}.", l);
+    int ln1 = add(prefix + "ln1", elementwise(m), m, stats, {y});
+    int a = add(prefix + "add_self", elementwise(m), m, 0, {y, attend(prefix + "self.", ln1, ln1)});
+    int lnc = add(prefix + "ln_cross", elementwise(m), m, stats, {a});
+    int c = add(prefix + "add_cross", elementwise(m), m, 0, {a, attend(prefix + "cross.", lnc, memory)});
+    y = mlp(prefix, c);
+  }
+  int lnf = add("ln_f", elementwise(m), m, stats, {y});
+  add("head", linear(d, static_cast<double>(p.vocab)), tokens * p.vocab * eb, 0, {lnf});
+  return build(s, opt);
+}
+
 using Random = SplitMix64;
 
 Graph random_layered(const RandomLayeredParams& p, const BuildOptions& opt) {

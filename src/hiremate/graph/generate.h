@@ -88,6 +88,12 @@ struct TransformerParams {
 };
 Graph transformer(const TransformerParams& p, const BuildOptions& opt = {});
 
+// An encoder-decoder transformer (nn.Transformer-like): a source embed and `layers` encoder layers
+// (as the sequential transformer's), a final encoder norm (the memory), a target embed and `layers`
+// decoder layers of 23 ops (self-attention, cross-attention whose keys and values read the memory,
+// MLP), a final norm and the head. Sizes and times as for transformer(); `parallel` is ignored.
+Graph encoder_decoder(const TransformerParams& p, const BuildOptions& opt = {});
+
 // A random layered DAG of `nodes` ops in layers of `width` ops (0: about sqrt(nodes)). Each op of layer
 // k > 0 reads 1 to `max_deps` distinct ops of layers k-span .. k-1, at least one from layer k-1;
 // layer 0 reads the input. Bytes uniform in [min_bytes, max_bytes], times in [min_time, max_time].

@@ -8,6 +8,7 @@
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/twremat/twremat.h"
+#include "hiremate/planner/planner.h"
 
 namespace hiremate {
 
@@ -21,13 +22,25 @@ const char* to_string(PlanStatus s) {
   return "?";
 }
 
-std::vector<std::string> solver_names() { return {"autograd", "recompute_all", "checkmate", "twremat"}; }
+std::vector<std::string> solver_names() {
+  return {"autograd", "recompute_all", "checkmate", "twremat", "hilp", "hiremate"};
+}
 
 std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "autograd") return std::make_unique<AutogradSolver>();
   if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
   if (name == "checkmate") return std::make_unique<CheckmateSolver>();
   if (name == "twremat") return std::make_unique<TwRematSolver>();
+  if (name == "hilp") {
+    planner::PlannerOptions p;
+    p.twremat_at_top = false;
+    return std::make_unique<planner::HierarchicalSolver>("hilp", p);
+  }
+  if (name == "hiremate") {
+    planner::PlannerOptions p;
+    p.partitioners = {"bottom_to_top", "sequence", "repetitive"};
+    return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
+  }
   std::string known;
   for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
   throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));

@@ -1,0 +1,70 @@
+// `hiremate generate KIND -o FILE`: the built-in graph generators (graph/generate.h) as files, for
+// benchmarks, tests and trying the solvers on shapes of any size.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "hiremate/cli/commands.h"
+#include "hiremate/common/error.h"
+#include "hiremate/graph/generate.h"
+#include "hiremate/graph/io/graph_io.h"
+
+namespace hiremate::cli {
+
+namespace {
+
+struct GenerateArgs {
+  std::string kind, out;
+  int size = 0;  // 0: the generator's default
+  bool dag = false;
+  bool parallel = false;
+  uint64_t seed = 1;
+};
+
+}  // namespace
+
+Runner add_generate(CLI::App& app) {
+  auto* cmd = app.add_subcommand("generate", "write a generated graph: chain, unet, transformer, encoder_decoder, random");
+  auto a = std::make_shared<GenerateArgs>();
+  cmd->add_option("kind", a->kind, "chain, unet, transformer, encoder_decoder or random")
+      ->required()
+      ->check(CLI::IsMember({"chain", "unet", "transformer", "encoder_decoder", "random"}));
+  cmd->add_option("-n,--size", a->size,
+                  "chain: ops; unet: levels; transformer and encoder_decoder: layers; random: ops (default: the "
+                  "generator's)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--dag", a->dag, "a generic DAG (Checkmate's model) instead of a training graph");
+  cmd->add_flag("--parallel", a->parallel, "transformer: parallel attention and MLP (GPT-J style)");
+  cmd->add_option("--seed", a->seed, "random: the seed (default: 1)");
+  cmd->add_option("-o,--output", a->out, "the graph file to write (hiremate JSON)")->required();
+  return [cmd, a]() {
+    if (!cmd->parsed()) return -1;
+    generate::BuildOptions bo;
+    bo.training = !a->dag;
+    Graph g;
+    if (a->kind == "chain") {
+      generate::ChainParams p;
+      if (a->size) p.n = a->size;
+      g = generate::chain(p, bo);
+    } else if (a->kind == "unet") {
+      generate::UNetParams p;
+      if (a->size) p.levels = a->size;
+      g = generate::unet(p, bo);
+    } else if (a->kind == "random") {
+      generate::RandomLayeredParams p;
+      if (a->size) p.nodes = a->size;
+      p.seed = a->seed;
+      g = generate::random_layered(p, bo);
+    } else {
+      generate::TransformerParams p;
+      if (a->size) p.layers = a->size;
+      p.parallel = a->parallel;
+      g = a->kind == "transformer" ? generate::transformer(p, bo) : generate::encoder_decoder(p, bo);
+    }
+    save_graph(g, a->out);
+    std::cerr << fmt::format("wrote {}: {} compute nodes, {} data nodes\n", a->out, g.compute.size(), g.data.size());
+    return 0;
+  };
+}
+
+}  // namespace hiremate::cli

@@ -1,0 +1,296 @@
+#include "hiremate/planner/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <unordered_map>
+
+#include "hiremate/common/error.h"
+#include "hiremate/partition/translate.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/hilp/cluster_graph.h"
+#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/solvers/hilp/hilp_model.h"
+#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/solvers/twremat/twremat.h"
+
+namespace hiremate::planner {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using hilp::FastForward;
+using hilp::Option;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double total_time(const Option& o) { return o.fwd_time + o.bwd_time; }
+
+// A representative's options and fast forward, in the ids of the graph being planned.
+struct Menu {
+  std::vector<Option> options;
+  FastForward ff;
+};
+
+// Drops options another one matches or beats on time, saved memory and peak (keeping the first of
+// equals), fastest first.
+std::vector<Option> pareto(std::vector<Option> v) {
+  std::stable_sort(v.begin(), v.end(), [](const Option& a, const Option& b) {
+    return std::tie(a.fwd_time, a.bwd_time, a.mem, a.inner_peak) < std::tie(b.fwd_time, b.bwd_time, b.mem, b.inner_peak);
+  });
+  std::vector<Option> kept;
+  for (Option& o : v) {
+    bool dominated = false;
+    for (const Option& k : kept)
+      dominated |= total_time(k) <= total_time(o) && k.mem <= o.mem && k.inner_peak <= o.inner_peak &&
+                   k.fwd_overhead + k.mem <= o.fwd_overhead + o.mem && k.bwd_overhead <= o.bwd_overhead;
+    if (!dominated) kept.push_back(std::move(o));
+  }
+  return kept;
+}
+
+// At most `quota` options whose saved memory fits `budget`: the fastest first, then farthest-point
+// sampling on the saved memory (§4.3), stopping when the rest duplicate what is chosen.
+std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size_t quota) {
+  std::vector<const Option*> cand;
+  for (const Option& o : menu)
+    if (o.mem <= budget) cand.push_back(&o);
+  if (cand.empty()) return {};
+  std::vector<char> taken(cand.size(), 0);
+  std::vector<Option> out{*cand[0]};
+  taken[0] = 1;
+  while (out.size() < quota) {
+    int64_t best_dist = -1;
+    size_t best = 0;
+    for (size_t i = 0; i < cand.size(); ++i) {
+      if (taken[i]) continue;
+      int64_t dist = INT64_MAX;
+      for (const Option& o : out) dist = std::min(dist, std::abs(o.mem - cand[i]->mem));
+      if (dist > best_dist) {
+        best_dist = dist;
+        best = i;
+      }
+    }
+    if (best_dist <= 0) break;
+    taken[best] = 1;
+    out.push_back(*cand[best]);
+  }
+  return out;
+}
+
+struct Planner {
+  const Graph& g;
+  const SolveOptions& opt;
+  const PlannerOptions& popt;
+  Clock::time_point start = Clock::now();
+  partition::ClusterTree tree;
+  PlannerReport rep;
+  std::unordered_map<int, Menu> menus;  // representative -> menu in g's ids
+
+  Planner(const Graph& graph, const SolveOptions& o, const PlannerOptions& p) : g(graph), opt(o), popt(p) {
+    partition::PartitionOptions po;
+    po.partitioners = popt.partitioners;
+    auto t0 = Clock::now();
+    tree = partition::partition(g, po);
+    rep.partition_seconds = since(t0);
+    rep.clusters = tree.clusters.size();
+  }
+
+  double left() const { return opt.time_limit - since(start); }
+
+  Menu menu_of(int c) const {
+    int r = tree.representative_of(c);
+    const Menu& m = menus.at(r);
+    if (r == c) return m;
+    partition::Translator tr(tree, r, c);
+    Menu out;
+    auto fc = [&](NodeId x) { return tr.compute(x); };
+    auto fd = [&](NodeId x) { return tr.data(x); };
+    for (const Option& o : m.options) out.options.push_back(hilp::remap(o, fc, fd));
+    out.ff = hilp::remap(m.ff, fc);
+    return out;
+  }
+
+  // The parts of a partitioning of `cluster`, in the host's ids (fc, fd map g's ids there), each
+  // sub-cluster offering the options that fit `budget` within its quota.
+  std::vector<hilp::HPart> parts(int cluster, const partition::Partitioning& p, const hilp::IdMap& fc,
+                                 const hilp::IdMap& fd, int64_t budget) const {
+    size_t sub_units = 0;
+    for (const auto& part : p.parts)
+      if (!part.leaf()) sub_units += tree.cluster(part.cluster).size();
+    std::vector<hilp::HPart> out;
+    for (const auto& part : p.parts) {
+      hilp::HPart hp;
+      if (part.leaf()) {
+        hp.unit = fc(part.node);
+      } else {
+        const auto& sc = tree.cluster(part.cluster);
+        Menu m = menu_of(part.cluster);
+        size_t quota = std::max<size_t>(1, static_cast<size_t>(popt.total_options) * sc.size() / std::max<size_t>(sub_units, 1));
+        hp.name = fmt::format("cluster {} ({} units)", part.cluster, sc.size());
+        for (const Option& o : select(m.options, budget, quota)) hp.options.push_back(hilp::remap(o, fc, fd));
+        if (hp.options.empty())  // nothing fits: the leanest one, for the ILP to refuse
+          hp.options.push_back(hilp::remap(m.options.back(), fc, fd));
+        hp.ff = hilp::remap(m.ff, fc);
+        hp.interface = hilp::remap(sc.interface, fd);
+      }
+      out.push_back(std::move(hp));
+    }
+    (void)cluster;
+    return out;
+  }
+
+  // The partitionings to solve a cluster with: its own, or the flat one when it has none.
+  std::vector<partition::Partitioning> partitionings(int c) const {
+    const auto& cl = tree.cluster(c);
+    if (!cl.partitionings.empty()) return cl.partitionings;
+    partition::Partitioning flat;
+    flat.partitioner = "flat";
+    for (NodeId u : cl.nodes) flat.parts.push_back({u, -1});
+    return {flat};
+  }
+
+  hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit) {
+    hilp::HilpOptions ho;
+    ho.time_limit = limit;
+    ho.threads = opt.threads;
+    ho.verbose = opt.verbose;
+    ho.save_budget = save;
+    hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
+    ++rep.hilp_solves;
+    rep.rejected += r.rejected;
+    return r;
+  }
+
+  void solve_cluster(int c) {
+    auto t0 = Clock::now();
+    const auto& cl = tree.cluster(c);
+    hilp::ClusterGraph cg = hilp::extract(g, cl);
+    ClusterReport cr;
+    cr.cluster = c;
+    cr.units = cl.size();
+    cr.level = cl.level;
+    std::vector<Option> opts{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+    const int64_t ub = opts[0].peak;
+    const int64_t lb = std::min(ub, checkmate_min_budget(cg.graph));
+    int64_t iface = cg.graph.source_bytes();
+    for (NodeId d : cg.interface.output_data) iface += cg.graph.data[d].bytes;
+    auto fc = [&](NodeId x) { return cg.compute_of(x); };
+    auto fd = [&](NodeId x) { return cg.data_of(x); };
+    // Keep about a third of the time for the top level.
+    auto budget_left = [&] { return left() - opt.time_limit / 3; };
+    for (const auto& p : partitionings(c)) {
+      ++cr.partitionings;
+      for (int i = 1; i <= popt.peak_points; ++i) {
+        int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
+        hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(c, p, fc, fd, peak));
+        const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
+        std::optional<int64_t> save;
+        for (int j = 0; j < popt.max_saves; ++j) {
+          double limit = std::min(popt.level_time_limit, budget_left());
+          if (limit <= 0.2 || (save && *save < iface)) break;
+          hilp::HilpResult r = run(hg, peak, save, limit);
+          ++cr.solves;
+          if (!r.has_schedule) break;
+          opts.push_back(hilp::make_option(cg, r.schedule, "hilp", peak));
+          save = r.sim.bytes_at_loss - step;
+        }
+      }
+    }
+    Menu m;
+    m.options = pareto(std::move(opts));
+    m.ff = hilp::fast_forward(cg);
+    cr.options = static_cast<int>(m.options.size());
+    cr.seconds = since(t0);
+    if (opt.verbose)
+      std::cerr << fmt::format("planner: cluster {} ({} units, level {}): {} solves, {} options, {:.2f} s\n", c,
+                               cr.units, cr.level, cr.solves, cr.options, cr.seconds);
+    rep.solved.push_back(cr);
+    menus[c] = std::move(m);
+  }
+
+  Plan top(int64_t budget) {
+    Plan best;
+    best.status = PlanStatus::Infeasible;
+    double best_time = 0;
+    std::vector<std::string> notes;
+    auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
+      SimResult r = simulate(g, s);
+      bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
+      if (!fits) {
+        notes.push_back(who + ": rejected by the simulator");
+        return;
+      }
+      if (best.has_schedule && r.time >= best_time) return;
+      best.has_schedule = true;
+      best.status = PlanStatus::Feasible;
+      best.schedule = std::move(s);
+      best.bound = bound;
+      best_time = r.time;
+      rep.winner = who;
+    };
+    auto id = [](NodeId x) { return x; };
+    const auto root_parts = partitionings(tree.root);
+    for (size_t i = 0; i < root_parts.size(); ++i) {
+      const auto& p = root_parts[i];
+      hilp::HGraph hg = hilp::build_hgraph(g, parts(tree.root, p, id, id, budget));
+      double limit = std::max(0.5, left() / static_cast<double>(root_parts.size() - i));
+      hilp::HilpResult r = run(hg, budget, opt.save_budget, limit);
+      ++rep.top_solves;
+      std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
+      if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
+      else notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+    }
+    Schedule keep = keep_all_schedule(g);
+    offer(keep, "autograd", std::nullopt);
+    if (popt.twremat_at_top) {
+      SolveOptions o = opt;
+      o.time_limit = std::max(1.0, std::min(10.0, left()));
+      Plan tw = TwRematSolver().solve(g, budget, o);
+      if (tw.has_schedule) offer(std::move(tw.schedule), "twremat", std::nullopt);
+    }
+    if (!best.has_schedule) {
+      best.note = fmt::format("no plan fits {} bytes{}", budget, notes.empty() ? "" : ": ");
+      for (size_t i = 0; i < notes.size(); ++i) best.note += (i ? "; " : "") + notes[i];
+    } else {
+      best.note = fmt::format("best plan: {}", rep.winner);
+    }
+    return best;
+  }
+};
+
+}  // namespace
+
+Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const PlannerOptions& popt, PlannerReport* report) {
+  if (!g.is_training())
+    throw BadInput(fmt::format("the hierarchical planner needs a training graph (forward, loss, backward); '{}' is a "
+                               "generic DAG: use --solver checkmate or twremat",
+                               g.name));
+  Planner p(g, opt, popt);
+  for (int c : p.tree.bottom_up())
+    if (c != p.tree.root) p.solve_cluster(c);
+  Plan out = p.top(budget);
+  p.rep.seconds = since(p.start);
+  out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,
+                          p.rep.solved.size(), p.rep.hilp_solves, p.rep.partition_seconds);
+  if (p.rep.rejected > 0) out.note += fmt::format("; {} extracted schedules rejected by the simulator", p.rep.rejected);
+  if (report) *report = p.rep;
+  return out;
+}
+
+std::string HierarchicalSolver::description() const {
+  return name_ == "hilp" ? "HiRemate's H-ILP on bottom_to_top's cluster tree"
+                         : "HiRemate: every partitioner, H-ILP at every level, TW-Remat beside it at the top";
+}
+
+std::optional<std::string> HierarchicalSolver::unsupported(const Graph& g) const {
+  if (!g.is_training()) return std::string("it needs a training graph (forward, loss, backward)");
+  return std::nullopt;
+}
+
+Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  return plan(g, budget, opt, popt_);
+}
+
+}  // namespace hiremate::planner

@@ -1,0 +1,57 @@
+// The H-ILP (research/hiremate.md §5) on one H-graph, and its extraction into a schedule (§6.2).
+//
+// The model generalizes RK-Checkmate (solvers/checkmate/checkmate_training.cpp) from single compute
+// nodes to HCNs with choices. Stages: forwards, loss, backwards; stage t runs HCN t for the first
+// time; only forwards are recomputed (backwards and the loss run once, in their own stage, last).
+// Variables per stage t:
+//   R[t,k,c]   HCN k runs choice c in stage t;
+//   PH[t,k,c]  what keeping choice c of forward k left for its backward is resident on entry to t;
+//   S[t,i]     data HAN i is resident on entry to t;
+//   FREE[t,k,i] HAN i is freed right after forward k runs in stage t (the hazard encoding);
+//   U[t,k]     memory while k runs in stage t, HANs and kept bytes, overheads on top (continuous).
+// Grads are produced by backwards that run once, so they are resident from their first producer to
+// their last user: a constant per stage.
+//
+// Memory is conservative where the level above cannot see inside a choice (accurate_mem off, §5.5):
+// a sub-cluster's interface inputs and outputs count as resident for its whole step, and its
+// overheads are the simulator's maxima. The model's peak is therefore never below the simulated one;
+// the simulator has the last word on every extracted schedule anyway.
+//
+// Sizes are in units of their GCD; when that leaves more than 2^22 units under the budget, the unit
+// is coarsened and every size rounded up, the budget down (still conservative).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/solvers/solver.h"
+
+namespace hiremate::hilp {
+
+struct HilpOptions {
+  double time_limit = 10;  // seconds, for CBC
+  int threads = 1;
+  bool verbose = false;
+  std::optional<int64_t> save_budget;  // bytes resident right after the loss, in the host
+};
+
+struct HilpResult {
+  PlanStatus status = PlanStatus::Infeasible;
+  bool has_schedule = false;
+  Schedule schedule;   // host ids, frees inserted
+  SimResult sim;       // the simulator's verdict on `schedule` in the host
+  std::optional<double> bound;
+  std::string note;
+  size_t vars = 0, rows = 0;
+  double seconds = 0;
+  // Schedules the simulator refused (over budget or invalid): a model bug, counted, never returned.
+  int rejected = 0;
+};
+
+// Solves the H-ILP with a peak budget in host bytes (sources included) and returns the extracted,
+// simulated schedule, under both budgets, or none.
+HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
+
+}  // namespace hiremate::hilp
