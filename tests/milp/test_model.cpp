@@ -453,3 +453,18 @@ TEST(MilpModel, RelaxGivesTheLpOptimum) {
   EXPECT_EQ(m.num_integer_vars(), 0u);
   EXPECT_NEAR(solve(m).objective, 1.5, 1e-9);
 }
+
+// Costs of 1e-10 (a small op's seconds at 100 TFLOP/s) sit below CBC's absolute tolerances; the
+// layer scales them, so the optimum is the same as with costs of order 1, and so is its value.
+TEST(MilpSolve, TinyObjectiveCoefficientsKeepTheirOptimum) {
+  const Knapsack k = random_knapsack(14, 7);
+  Model big = knapsack_model(k);
+  Model tiny = knapsack_model(k);
+  for (size_t j = 0; j < tiny.num_vars(); ++j) tiny.set_obj(static_cast<Var>(j), big.obj(static_cast<Var>(j)) * 1e-10);
+  const Result rb = solve(big, exact());
+  const Result rt = solve(tiny, exact());
+  ASSERT_EQ(rb.status, Status::Optimal);
+  ASSERT_EQ(rt.status, Status::Optimal);
+  EXPECT_NEAR(rt.objective, rb.objective * 1e-10, 1e-16);
+  EXPECT_NEAR(rt.bound, rt.objective, 1e-16);
+}

@@ -3,13 +3,22 @@
 // per-row Cbc_addRow grows its matrix row by row).
 #include "hiremate/milp/cbc_model.h"
 
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "hiremate/common/error.h"
 
 namespace hiremate::milp::detail {
+
+double objective_scale(const Model& model) {
+  double largest = 0;
+  for (double c : model.objective()) largest = std::max(largest, std::abs(c));
+  if (largest == 0 || (largest >= 1 && largest <= 1e6)) return 1;
+  return 1e3 / largest;
+}
 
 namespace {
 
@@ -73,7 +82,9 @@ CbcProblem load_into_cbc(const Model& model, Purpose purpose) {
   const size_t extra = cols - n;  // the dummy: bounds [0, 0], objective 0
   const std::vector<double> col_lb = to_coin(model.col_lower(), extra, 0);
   const std::vector<double> col_ub = to_coin(model.col_upper(), extra, 0);
-  const std::vector<double> obj = to_coin(model.objective(), extra, 0);
+  std::vector<double> obj = to_coin(model.objective(), extra, 0);
+  const double scale = purpose == Purpose::Solve ? objective_scale(model) : 1;
+  for (double& c : obj) c *= scale;
   const std::vector<double> row_lb = to_coin(model.row_lower(), 0, 0);
   const std::vector<double> row_ub = to_coin(model.row_upper(), 0, 0);
 
@@ -81,6 +92,7 @@ CbcProblem load_into_cbc(const Model& model, Purpose purpose) {
   problem.model.reset(Cbc_newModel());
   if (!problem.model) throw SolverFailure("CBC could not create a model (Cbc_newModel returned null)");
   problem.has_dummy = dummy;
+  problem.objective_scale = scale;
   Cbc_Model* m = problem.model.get();
   Cbc_loadProblem(m, static_cast<int>(cols), static_cast<int>(rows), start.data(), index.data(),
                   value.data(), col_lb.data(), col_ub.data(), obj.data(), row_lb.data(), row_ub.data());

@@ -20,7 +20,15 @@ struct CbcProblem {
   // a model without integer columns with a bare Clp call that ignores the time limit and reports
   // an unbounded LP as infeasible; one integer column sends it through the full solver instead.
   bool has_dummy = false;
+  // CBC sees objective * objective_scale. Its tolerances are absolute (1e-7 on reduced costs), so
+  // costs of 1e-10 s (a small op at 100 TFLOP/s) all look like zero to it and any plan looks
+  // optimal; costs far from 1 are scaled so the largest is 1000. 1 when they are already in
+  // [1, 1e6] (integer costs keep their meaning for absolute gaps).
+  double objective_scale = 1;
 };
+
+// The scale load_into_cbc applies to the objective (see CbcProblem::objective_scale).
+double objective_scale(const Model& model);
 
 enum class Purpose {
   Solve,    // with the dummy column where needed, without names (CBC does not need them)

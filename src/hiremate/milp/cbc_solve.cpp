@@ -41,7 +41,7 @@ Result solve_here(const Model& model, const Options& options, bool preprocess);
 namespace {
 
 // CBC's parameters go through its command-line parser ("-name value"), like the cbc program's.
-void set_parameters(Cbc_Model* m, const Options& o) {
+void set_parameters(Cbc_Model* m, const Options& o, double objective_scale) {
   Cbc_setLogLevel(m, o.log ? 1 : 0);
   Cbc_setParameter(m, "log", o.log ? "1" : "0");
   if (o.time_limit < kInf) {
@@ -53,7 +53,7 @@ void set_parameters(Cbc_Model* m, const Options& o) {
   const int n = std::min(o.threads, 99);
   if (n > 1) Cbc_setParameter(m, "threads", std::to_string(o.deterministic ? 100 + n : n).c_str());
   Cbc_setParameter(m, "ratioGap", fmt::format("{}", o.relative_gap).c_str());
-  Cbc_setParameter(m, "allowableGap", fmt::format("{}", o.absolute_gap).c_str());
+  Cbc_setParameter(m, "allowableGap", fmt::format("{}", o.absolute_gap * objective_scale).c_str());
 }
 
 void set_start(Cbc_Model* m, const Model& model) {
@@ -106,7 +106,8 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
 
   detail::CbcProblem problem = load_into_cbc(model, Purpose::Solve);
   Cbc_Model* m = problem.model.get();
-  set_parameters(m, options);
+  set_parameters(m, options, problem.objective_scale);
+  const double unscale = 1 / problem.objective_scale;
   if (!preprocess) Cbc_setParameter(m, "preprocess", "off");
   if (!model.start().empty() && !problem.has_dummy) set_start(m, model);  // an LP has no use for one
   run(m);
@@ -124,12 +125,12 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
       r.objective += model.objective()[j] * r.solution[j];
     }
     // The bound can sit a rounding error past the objective; keep the documented order.
-    r.bound = sense * std::min(sense * Cbc_getBestPossibleObjValue(m), sense * r.objective);
+    r.bound = sense * std::min(sense * Cbc_getBestPossibleObjValue(m) * unscale, sense * r.objective);
     r.gap = sense * (r.objective - r.bound) / std::max(std::abs(r.objective), 1e-9);
   } else if (r.status == Status::TimeLimitNoSolution) {
     r.objective = sense * kInf;
     const double bound = Cbc_getBestPossibleObjValue(m);
-    r.bound = std::abs(bound) < 1e49 ? bound : -sense * kInf;  // CBC's "none" is about 1e50
+    r.bound = std::abs(bound) < 1e49 ? bound * unscale : -sense * kInf;  // CBC's "none" is about 1e50
   } else if (r.status == Status::Infeasible) {
     r.objective = r.bound = sense * kInf;
   } else if (r.status == Status::Unbounded) {

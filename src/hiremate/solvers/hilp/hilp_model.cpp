@@ -453,8 +453,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   const Graph& g = *h.host;
   HilpResult out;
   Levels lv(h, budget);
-  int64_t cap = (budget - lv.sources) / lv.unit;
-  if (cap < 0) {
+  const int64_t cap = std::max<int64_t>(budget - lv.sources, 0) / lv.unit;
+  if (budget < lv.sources) {
     out.note = fmt::format("the budget ({} bytes) is below the sources ({} bytes)", budget, lv.sources);
     return out;
   }

@@ -1,0 +1,92 @@
+// The hierarchical planner end to end: valid plans under budget, close to the flat optimum on graphs
+// small enough to prove it, and a cost that does not grow with the number of identical layers.
+#include "hiremate/planner/planner.h"
+
+#include <gtest/gtest.h>
+
+#include "hiremate/common/error.h"
+
+#include <cmath>
+
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "support/small_models.h"
+
+using namespace hiremate;
+
+namespace {
+
+double overhead_points(const Plan& p, double base) { return 100.0 * (p.sim.time - base) / base; }
+
+// At 90 / 70 / 50 % of the activations: the planner's plan is valid and under budget, and where the
+// flat solver proves its optimum, within `points` of it. Prints each gap.
+void expect_close_to_flat(const Graph& g, double points) {
+  const Baseline b = baseline(g);
+  for (double f : {0.9, 0.7, 0.5}) {
+    const int64_t budget = hiremate::testing::activation_budget(g, f);
+    SCOPED_TRACE(g.name + " at " + std::to_string(f));
+    SolveOptions so;
+    so.time_limit = 20;
+    planner::PlannerReport rep;
+    Plan h = planner::plan(g, budget, so, planner::PlannerOptions{}, &rep);
+    EXPECT_EQ(rep.rejected, 0);
+    if (budget < checkmate_min_budget(g)) {
+      EXPECT_FALSE(h.has_schedule);
+      continue;
+    }
+    Plan flat = solve_checked(CheckmateSolver(), g, budget, so);
+    if (!h.has_schedule) {
+      EXPECT_FALSE(flat.has_schedule) << "the flat solver found a plan, the planner none: " << h.note;
+      continue;
+    }
+    SimResult r = simulate(g, h.schedule);
+    ASSERT_TRUE(r.valid) << r.reason;
+    EXPECT_LE(r.peak, budget);
+    h.sim = r;
+    if (flat.status != PlanStatus::Optimal) continue;
+    double gap = overhead_points(h, b.time) - overhead_points(flat, b.time);
+    std::printf("  %-24s %3.0f %%: planner %.3f %%, flat optimum %.3f %%, gap %+.3f points\n", g.name.c_str(),
+                100 * f, overhead_points(h, b.time), overhead_points(flat, b.time), gap);
+    EXPECT_LE(gap, points);
+  }
+}
+
+}  // namespace
+
+TEST(Planner, CloseToTheFlatOptimumOnAChain) { expect_close_to_flat(hiremate::testing::small_chain(10), 1.0); }
+
+TEST(Planner, CloseToTheFlatOptimumOnAUNet) { expect_close_to_flat(hiremate::testing::small_unet(), 1.0); }
+
+TEST(Planner, CloseToTheFlatOptimumOnATwoLayerTransformer) {
+  expect_close_to_flat(generate::transformer(hiremate::testing::small_transformer(2)), 1.0);
+}
+
+TEST(Planner, IdenticalLayersCostTheSameSolves) {
+  std::vector<int> below_top;
+  for (int layers : {4, 8, 16}) {
+    Graph g = generate::transformer(hiremate::testing::small_transformer(layers));
+    planner::PlannerReport rep;
+    SolveOptions so;
+    so.time_limit = 60;
+    Plan p = planner::plan(g, hiremate::testing::activation_budget(g, 0.6), so, planner::PlannerOptions{}, &rep);
+    ASSERT_TRUE(p.has_schedule) << p.note;
+    EXPECT_EQ(rep.rejected, 0);
+    below_top.push_back(rep.hilp_solves - rep.top_solves);
+  }
+  EXPECT_GT(below_top[0], 0);
+  EXPECT_EQ(below_top[0], below_top[1]);
+  EXPECT_EQ(below_top[1], below_top[2]);
+}
+
+TEST(Planner, RefusesAGenericDagWithAHint) {
+  generate::BuildOptions bo;
+  bo.training = false;
+  generate::ChainParams cp;
+  cp.n = 4;
+  Graph g = generate::chain(cp, bo);
+  try {
+    planner::plan(g, baseline(g).peak, {}, {});
+    FAIL() << "expected BadInput";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("checkmate"), std::string::npos) << e.what();
+  }
+}

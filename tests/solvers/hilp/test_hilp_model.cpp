@@ -1,0 +1,109 @@
+// The H-ILP on one level. With every part a single unit it is RK-Checkmate's model, so both must find
+// the same optimum; with sub-clusters, every extracted schedule must pass the simulator.
+#include "hiremate/solvers/hilp/hilp_model.h"
+
+#include <gtest/gtest.h>
+
+#include "hiremate/common/error.h"
+
+#include "hiremate/partition/partition.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/hilp/hgraph.h"
+#include "support/small_models.h"
+#include "support/tiny_graphs.h"
+
+using namespace hiremate;
+
+namespace {
+
+std::vector<hilp::HPart> flat_parts(const Graph& g) {
+  std::vector<hilp::HPart> parts;
+  for (NodeId c : g.order)
+    if (g.compute[c].kind == ComputeKind::Forward) {
+      hilp::HPart p;
+      p.unit = c;
+      parts.push_back(p);
+    }
+  return parts;
+}
+
+void expect_same_optimum_as_checkmate(const Graph& g) {
+  const Baseline b = baseline(g);
+  const int64_t floor = checkmate_min_budget(g);
+  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  for (double f : {1.0, 0.8, 0.65, 0.5, 0.35}) {
+    const int64_t budget = std::max(floor, static_cast<int64_t>(f * static_cast<double>(b.peak)));
+    SCOPED_TRACE(g.name + " at " + std::to_string(budget));
+    SolveOptions so;
+    so.time_limit = 30;
+    Plan cm = solve_checked(CheckmateSolver(), g, budget, so);
+    hilp::HilpOptions ho;
+    ho.time_limit = 30;
+    hilp::HilpResult r = hilp::solve_hilp(h, budget, ho);
+    EXPECT_EQ(r.rejected, 0) << r.note;
+    if (cm.status != PlanStatus::Optimal) continue;  // nothing proven to compare with
+    ASSERT_TRUE(r.has_schedule) << r.note;
+    ASSERT_EQ(r.status, PlanStatus::Optimal) << r.note;
+    EXPECT_TRUE(r.sim.valid);
+    EXPECT_LE(r.sim.peak, budget);
+    EXPECT_NEAR(r.sim.time, cm.sim.time, 1e-9 * cm.sim.time);
+  }
+}
+
+}  // namespace
+
+TEST(HilpModel, FlatEqualsRkCheckmateOnTinyGraphs) {
+  for (const Graph& g : {hiremate::testing::two_layer(), hiremate::testing::diamond(), hiremate::testing::two_producer_grad()})
+    expect_same_optimum_as_checkmate(g);
+}
+
+TEST(HilpModel, FlatEqualsRkCheckmateOnAChainAndAUNet) {
+  expect_same_optimum_as_checkmate(hiremate::testing::small_chain(8));
+  expect_same_optimum_as_checkmate(hiremate::testing::small_unet());
+}
+
+TEST(HilpModel, SaveBudgetBoundsTheBytesAtTheLoss) {
+  Graph g = hiremate::testing::small_chain(8);
+  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  const Baseline b = baseline(g);
+  hilp::HilpOptions ho;
+  hilp::HilpResult free_save = hilp::solve_hilp(h, b.peak, ho);
+  ASSERT_TRUE(free_save.has_schedule);
+  ho.save_budget = free_save.sim.bytes_at_loss / 2;
+  hilp::HilpResult r = hilp::solve_hilp(h, b.peak, ho);
+  ASSERT_TRUE(r.has_schedule) << r.note;
+  EXPECT_LE(r.sim.bytes_at_loss, *ho.save_budget);
+  EXPECT_GT(r.sim.time, free_save.sim.time);  // holding less at the loss costs recomputation
+}
+
+TEST(HilpModel, BelowTheSourcesIsInfeasibleWithAReason) {
+  Graph g = hiremate::testing::small_chain(4);
+  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  hilp::HilpResult r = hilp::solve_hilp(h, g.source_bytes() - 1, {});
+  EXPECT_FALSE(r.has_schedule);
+  EXPECT_EQ(r.status, PlanStatus::Infeasible);
+  EXPECT_NE(r.note.find("sources"), std::string::npos) << r.note;
+  r = hilp::solve_hilp(h, g.source_bytes() + 1, {});
+  EXPECT_FALSE(r.has_schedule);
+  EXPECT_EQ(r.status, PlanStatus::Infeasible);
+  EXPECT_NE(r.note.find("infeasible"), std::string::npos) << r.note;
+}
+
+TEST(HGraph, PartsMustCoverEveryForward) {
+  Graph g = hiremate::testing::small_chain(4);
+  auto parts = flat_parts(g);
+  parts.pop_back();
+  EXPECT_THROW(hilp::build_hgraph(g, parts), BadInput);
+}
+
+TEST(HGraph, StagesAreForwardsLossThenBackwardsInReverse) {
+  Graph g = hiremate::testing::small_chain(3);
+  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  ASSERT_EQ(h.nodes.size(), 7u);
+  EXPECT_EQ(h.loss, 3);
+  for (int f = 0; f < 3; ++f) {
+    EXPECT_EQ(h.nodes[f].kind, ComputeKind::Forward);
+    EXPECT_EQ(h.nodes[f].pair, 6 - f);
+    EXPECT_EQ(h.nodes[6 - f].pair, f);
+  }
+}
