@@ -7,6 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/rotor/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate {
@@ -21,13 +22,15 @@ const char* to_string(PlanStatus s) {
   return "?";
 }
 
-std::vector<std::string> solver_names() { return {"autograd", "recompute_all", "checkmate", "twremat"}; }
+std::vector<std::string> solver_names() { return {"autograd", "recompute_all", "checkmate", "twremat", "rotor", "rockmate"}; }
 
 std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "autograd") return std::make_unique<AutogradSolver>();
   if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
   if (name == "checkmate") return std::make_unique<CheckmateSolver>();
   if (name == "twremat") return std::make_unique<TwRematSolver>();
+  if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
+  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>();
   std::string known;
   for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
   throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));
