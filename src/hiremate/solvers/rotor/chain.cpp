@@ -88,8 +88,17 @@ std::optional<Blocks> find_blocks(const Graph& g, std::string* why) {
     return fmt::format("block {} (from {})", i, g.compute[b.clusters[i].nodes.front()].name);
   };
   const size_t L = b.clusters.size();
-  if (!non_source(g, b.clusters[0].interface.input_data).empty())
-    return fail(name(0) + " reads data that no forward writes");
+  // Data read from a later block (Checkmate's training graphs: a backward reads the next node's output).
+  std::vector<int> block_of(g.compute.size(), -1);
+  for (size_t i = 0; i < L; ++i)
+    for (NodeId c : b.clusters[i].compute) block_of[c] = static_cast<int>(i);
+  for (size_t i = 0; i < L; ++i)
+    for (NodeId d : non_source(g, b.clusters[i].interface.input_data))
+      for (NodeId p : g.data[d].producers)
+        if (block_of[p] >= static_cast<int>(i))
+          return fail(fmt::format("{} reads {}, which {} (a later block) writes: Rotor needs each block to read "
+                                  "only the previous block's outputs",
+                                  name(i), g.describe_data(d), name(static_cast<size_t>(block_of[p]))));
   for (size_t i = 0; i < L; ++i) {
     const auto& out = b.clusters[i].interface.output_data;
     bool last = i + 1 == L;
