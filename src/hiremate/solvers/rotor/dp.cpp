@@ -14,20 +14,23 @@ constexpr size_t kMaxEntries = size_t{1} << 25;
 
 int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
 
-// Every byte count the DP adds, and their sum (a bound on any requirement).
-std::vector<int64_t> quantities(const Chain& c, int64_t* sum) {
+// Every byte count the DP adds, and `*enough`: what keeping everything needs at most (every output
+// and the most any option saves, plus the largest local peak), past which more memory changes nothing.
+std::vector<int64_t> quantities(const Chain& c, int64_t* enough) {
   std::vector<int64_t> q{c.loss_extra};
-  *sum = c.loss_extra;
+  int64_t held = 0, local = c.loss_extra;
   for (const Block& b : c.blocks) {
     for (int64_t v : {b.out_bytes, b.grad_out_bytes, b.grad_in_bytes, b.ff_peak}) q.push_back(v);
-    *sum += b.out_bytes + b.grad_out_bytes + b.grad_in_bytes + b.ff_peak;
-    int64_t most = 0;
+    int64_t most_saved = 0, most_peak = 0;
     for (const BlockOption& o : b.options) {
       for (int64_t v : {o.mem, o.fwd_peak, o.bwd_peak}) q.push_back(v);
-      most = std::max(most, o.fwd_peak + o.bwd_peak);
+      most_saved = std::max(most_saved, o.mem);
+      most_peak = std::max({most_peak, o.fwd_peak, o.bwd_peak});
     }
-    *sum += most;
+    held += b.out_bytes + most_saved;
+    local = std::max(local, b.out_bytes + b.grad_out_bytes + b.grad_in_bytes + b.ff_peak + most_peak);
   }
+  *enough = held + local;
   return q;
 }
 }  // namespace
@@ -36,7 +39,7 @@ Discretization choose_unit(const Chain& chain, int64_t max_slots) {
   const size_t n = chain.blocks.size() + 1;
   const int64_t pairs = static_cast<int64_t>(n * (n + 1) / 2);
   max_slots = std::max<int64_t>(8, std::min<int64_t>(max_slots, static_cast<int64_t>(kMaxEntries) / pairs - 1));
-  int64_t sum = 0, g = 0;
+  int64_t sum = 0, g = 0;  // sum: enough memory for anything
   for (int64_t v : quantities(chain, &sum)) g = std::gcd(g, v);
   Discretization d;
   d.unit = std::max<int64_t>(1, g);
@@ -69,7 +72,6 @@ Table::Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::stead
   for (int a = 1; a < n; ++a) offset_[a] = offset_[a - 1] + static_cast<size_t>(n - (a - 1));
   const size_t entries = (offset_[n - 1] + 1) * static_cast<size_t>(m_max_ + 1);
   value_.assign(entries, kInf);
-  choice_.assign(entries, 0);
   for (int d = 0; d < n && !timed_out_; ++d)
     for (int a = 0; a + d < n; ++a) {
       fill(a, a + d);
@@ -80,52 +82,58 @@ Table::Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::stead
     }
 }
 
+// The candidates of state (a, b) at memory m, in a fixed order: full save with each option, then
+// checkpoints at j = a+1..b. fill() takes their minimum for every m at once; expand() re-evaluates
+// them for one m and takes the first equal to the stored minimum (same arithmetic, same bits), so no
+// arg-min table is kept.
 void Table::fill(int a, int b) {
   double* val = &value_[row(a, b)];
-  int32_t* cho = &choice_[row(a, b)];
   const int64_t M = m_max_;
   if (a == L_) {  // the loss
     for (int64_t m = loss_need_; m <= M; ++m) val[m] = chain_->loss_time;
     return;
   }
-  const Block& blk = chain_->blocks[a];
-  const int64_t xa = a > 0 ? x_[a - 1] : 0;     // x_{a-1}
-  const int64_t gb = b < L_ ? gout_[b] : 0;     // g_b, resident from the start when b < L
-  for (size_t k = 0; k < blk.options.size(); ++k) {
-    const BlockOption& o = blk.options[k];
-    const int64_t fwd_need = xa + x_[a] + fwd_[a][k] + gb;
-    const int64_t bwd_need = xa + bwd_[a][k] + gout_[a] + (o.needs_output ? x_[a] : 0) + gin_[a];
-    const int64_t held = xa + mem_[a][k];
-    // With nothing left to the right, a forward that hands its backward nothing (no internal bytes,
-    // no output read) is useless: the backward runs alone.
-    const bool skip = forward_useless(a, b, k);
-    const int64_t lo = skip ? bwd_need : std::max({fwd_need, bwd_need, held});
-    const double t = skip ? o.bwd_time : o.fwd_time + o.bwd_time;
-    const double* sub = a < b ? &value_[row(a + 1, b)] : nullptr;
-    for (int64_t m = lo; m <= M; ++m) {
-      double c = sub ? t + sub[m - held] : t;
-      if (c < val[m]) {
-        val[m] = c;
-        cho[m] = static_cast<int32_t>(k);
-      }
+  for (size_t k = 0; k < chain_->blocks[a].options.size(); ++k) {
+    const FullSave f = full_save(a, b, k);
+    if (a < b) {
+      const double* sub = &value_[row(a + 1, b)];
+      for (int64_t m = f.lo; m <= M; ++m) val[m] = std::min(val[m], f.time + sub[m - f.held]);
+    } else {
+      for (int64_t m = f.lo; m <= M; ++m) val[m] = std::min(val[m], f.time);
     }
   }
-  int64_t ff_need = 0;
-  double ff_time = 0;
+  Checkpoint cp;
   for (int j = a + 1; j <= b; ++j) {
-    const int l = j - 1;  // the block fast-forwarded last
-    ff_need = std::max(ff_need, xa + (l > a ? x_[l - 1] : 0) + x_[l] + ff_[l] + gb);
-    ff_time += chain_->blocks[l].ff_time;
+    next_checkpoint(a, b, j, cp);
     const double* right = &value_[row(j, b)];
     const double* left = &value_[row(a, j - 1)];
-    for (int64_t m = std::max(ff_need, xa); m <= M; ++m) {
-      double c = ff_time + right[m - xa] + left[m];
-      if (c < val[m]) {
-        val[m] = c;
-        cho[m] = -j;
-      }
-    }
+    for (int64_t m = cp.lo; m <= M; ++m) val[m] = std::min(val[m], cp.time + right[m - cp.xa] + left[m]);
   }
+}
+
+Table::FullSave Table::full_save(int a, int b, size_t k) const {
+  const BlockOption& o = chain_->blocks[a].options[k];
+  const int64_t xa = a > 0 ? x_[a - 1] : 0;  // x_{a-1}
+  const int64_t gb = b < L_ ? gout_[b] : 0;  // g_b, resident from the start when b < L
+  const int64_t fwd_need = xa + x_[a] + fwd_[a][k] + gb;
+  const int64_t bwd_need = xa + bwd_[a][k] + gout_[a] + (o.needs_output ? x_[a] : 0) + gin_[a];
+  FullSave f;
+  f.held = xa + mem_[a][k];
+  // With nothing left to the right, a forward that hands its backward nothing (no internal bytes,
+  // no output read) is useless: the backward runs alone.
+  f.skip_forward = forward_useless(a, b, static_cast<int>(k));
+  f.lo = f.skip_forward ? bwd_need : std::max({fwd_need, bwd_need, f.held});
+  f.time = f.skip_forward ? o.bwd_time : o.fwd_time + o.bwd_time;
+  return f;
+}
+
+void Table::next_checkpoint(int a, int b, int j, Checkpoint& cp) const {
+  const int l = j - 1;  // the block fast-forwarded last
+  cp.xa = a > 0 ? x_[a - 1] : 0;
+  const int64_t gb = b < L_ ? gout_[b] : 0;
+  cp.need = std::max(cp.need, cp.xa + (l > a ? x_[l - 1] : 0) + x_[l] + ff_[l] + gb);
+  cp.lo = std::max(cp.need, cp.xa);
+  cp.time += chain_->blocks[l].ff_time;
 }
 
 bool Table::forward_useless(int a, int b, int k) const {
@@ -145,23 +153,35 @@ std::optional<int64_t> Table::least_feasible() const {
 }
 
 void Table::expand(int a, int b, int64_t m, std::vector<Item>& out) const {
-  HM_ASSERT(value_[row(a, b) + static_cast<size_t>(m)] < kInf, "expanding an infeasible state");
+  const double v = value_[row(a, b) + static_cast<size_t>(m)];
+  HM_ASSERT(v < kInf, "expanding an infeasible state");
   if (a == L_) {
     out.push_back({Item::Kind::Loss, -1, -1});
     return;
   }
-  const int64_t xa = a > 0 ? x_[a - 1] : 0;
-  const int32_t c = choice_[row(a, b) + static_cast<size_t>(m)];
-  if (c >= 0) {
-    if (!forward_useless(a, b, c)) out.push_back({Item::Kind::Forward, a, c});
-    if (a < b) expand(a + 1, b, m - xa - mem_[a][c], out);
-    out.push_back({Item::Kind::Backward, a, c});
+  for (size_t k = 0; k < chain_->blocks[a].options.size(); ++k) {
+    const FullSave f = full_save(a, b, k);
+    if (m < f.lo) continue;
+    double c = a < b ? f.time + value_[row(a + 1, b) + static_cast<size_t>(m - f.held)] : f.time;
+    if (c != v) continue;
+    const int opt = static_cast<int>(k);
+    if (!f.skip_forward) out.push_back({Item::Kind::Forward, a, opt});
+    if (a < b) expand(a + 1, b, m - f.held, out);
+    out.push_back({Item::Kind::Backward, a, opt});
     return;
   }
-  const int j = -c;
-  for (int l = a; l < j; ++l) out.push_back({Item::Kind::FastForward, l, -1});
-  expand(j, b, m - xa, out);
-  expand(a, j - 1, m, out);
+  Checkpoint cp;
+  for (int j = a + 1; j <= b; ++j) {
+    next_checkpoint(a, b, j, cp);
+    if (m < cp.lo) continue;
+    double c = cp.time + value_[row(j, b) + static_cast<size_t>(m - cp.xa)] + value_[row(a, j - 1) + static_cast<size_t>(m)];
+    if (c != v) continue;
+    for (int l = a; l < j; ++l) out.push_back({Item::Kind::FastForward, l, -1});
+    expand(j, b, m - cp.xa, out);
+    expand(a, j - 1, m, out);
+    return;
+  }
+  HM_ASSERT(false, "no candidate reproduces the table's minimum");
 }
 
 std::vector<Item> Table::sequence(int64_t m) const {

@@ -45,9 +45,11 @@ struct Discretization {
   int64_t unit = 1;    // bytes per memory unit
   int64_t slots = 0;   // units that hold every requirement of the chain (larger budgets change nothing)
 };
-// The unit is the GCD of the chain's byte counts when `max_slots` of them cover the sum of every
-// requirement (the DP is then exact in bytes); otherwise that sum / max_slots, rounded up. Tables are
-// capped at about 2^25 entries (L^2 / 2 x slots), which coarsens the unit of long chains.
+// "Enough" memory is what keeping everything needs (every block's output and largest saved bytes,
+// plus the largest local peak); budgets past it get its plan. The unit is the GCD of the chain's byte
+// counts when `max_slots` of them cover "enough" (the DP is then exact in bytes); otherwise
+// enough / max_slots, rounded up. Tables are capped at about 2^25 entries (L^2 / 2 x slots), which
+// coarsens the unit of long chains.
 Discretization choose_unit(const Chain& chain, int64_t max_slots);
 
 class Table {
@@ -65,7 +67,18 @@ class Table {
 
  private:
   size_t row(int a, int b) const { return (offset_[a] + static_cast<size_t>(b - a)) * static_cast<size_t>(m_max_ + 1); }
+  struct FullSave {
+    int64_t held = 0, lo = 0;  // units held across the right part; the least m
+    double time = 0;
+    bool skip_forward = false;
+  };
+  struct Checkpoint {  // accumulated over j = a+1, a+2, ...
+    int64_t xa = 0, need = 0, lo = 0;
+    double time = 0;
+  };
   void fill(int a, int b);
+  FullSave full_save(int a, int b, size_t k) const;
+  void next_checkpoint(int a, int b, int j, Checkpoint& cp) const;
   bool forward_useless(int a, int b, int k) const;
   void expand(int a, int b, int64_t m, std::vector<Item>& out) const;
 
@@ -79,7 +92,6 @@ class Table {
   std::vector<std::vector<int64_t>> fwd_, bwd_, mem_;
   int64_t loss_need_ = 0;
   std::vector<double> value_;
-  std::vector<int32_t> choice_;  // >= 0: full save with that option; < 0: checkpoint at -choice
 };
 
 // The schedule of a sequence: the items' compute ops (and the loss marker) with insert_frees.
