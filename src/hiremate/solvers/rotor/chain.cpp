@@ -142,11 +142,18 @@ int64_t max_during(const SimResult& r, size_t first, size_t last) {
   return m;
 }
 
-// A block measured on its cluster graph, in the representative's parent ids; `leftover`: internal
-// bytes some schedule leaves resident at its end (0 for every solver here; counted as constant).
-Block measure(const hilp::ClusterGraph& cg, const std::vector<hilp::Option>& options, int64_t* leftover) {
+// A block measured on its cluster graph, in the representative's parent ids. Peaks come from the
+// cluster graph itself (input data are its sources, outputs appear when written, output grads at its
+// loss), less the parent's sources (counted once, as constant); input grads stay from their write on,
+// as they do in the whole graph until the previous block's backward reads them. `leftover`: internal
+// bytes a schedule leaves resident at its end (0 for every solver here; counted as constant).
+Block measure(const Graph& parent, const hilp::ClusterGraph& cg, const std::vector<hilp::Option>& options,
+              int64_t* leftover) {
   const Graph& g = cg.graph;
   Graph interior = cg.interior();
+  int64_t sources = 0;
+  for (size_t d = 0; d < g.data.size(); ++d)
+    if (g.data[d].source && parent.data[cg.data_to_parent[d]].source) sources += g.data[d].bytes;
   Block b;
   b.out_bytes = bytes_of(g, cg.interface.output_data);
   b.grad_out_bytes = bytes_of(g, cg.interface.output_grad);
@@ -160,33 +167,36 @@ Block measure(const hilp::ClusterGraph& cg, const std::vector<hilp::Option>& opt
     s.ops.resize(loss);
     SimulateOptions partial;
     partial.require_complete = false;
-    SimResult r = simulate(interior, s, partial);
-    HM_ASSERT(r.valid, "the fast forward of " + g.name + " is invalid: " + r.reason);
-    b.ff_peak = r.peak;
-    if (!r.timeline.empty()) *leftover = std::max(*leftover, r.timeline.back().after);
+    SimResult full = simulate(g, s, partial), inner = simulate(interior, s, partial);
+    HM_ASSERT(full.valid && inner.valid, "the fast forward of " + g.name + " is invalid: " + full.reason);
+    b.ff_peak = full.peak - sources;
+    if (!inner.timeline.empty()) *leftover = std::max(*leftover, inner.timeline.back().after);
   }
-  std::vector<char> is_output(g.data.size(), 0);
+  std::vector<char> is_output(g.data.size(), 0), is_input_grad(g.data.size(), 0);
   for (NodeId d : cg.interface.output_data) is_output[d] = 1;
+  for (NodeId d : cg.interface.input_grad) is_input_grad[d] = 1;
   for (const hilp::Option& o : options) {
     Schedule s = hilp::cluster_schedule(cg, o);
-    SimResult r = simulate(interior, s);
-    HM_ASSERT(r.valid, "an option of " + g.name + " is invalid: " + r.reason);
-    const size_t L = o.fwd_ops.size();
+    SimResult inner = simulate(interior, s);
+    HM_ASSERT(inner.valid, "an option of " + g.name + " is invalid: " + inner.reason);
+    *leftover = std::max(*leftover, inner.timeline.back().after);
+    Schedule kept;  // input grads never freed inside
+    for (const Op& op : s.ops)
+      if (op.kind != Op::Kind::Delete || !is_input_grad[op.node]) kept.ops.push_back(op);
+    SimResult full = simulate(g, kept);
+    HM_ASSERT(full.valid, "an option of " + g.name + " is invalid: " + full.reason);
+    size_t loss = 0;
+    while (kept.ops[loss].kind != Op::Kind::Loss) ++loss;
     BlockOption bo;
     bo.fwd_ops = computes(o.fwd_ops);
     bo.bwd_ops = computes(o.bwd_ops);
     bo.fwd_time = o.fwd_time;
     bo.bwd_time = o.bwd_time;
     bo.mem = o.mem;
-    bo.fwd_peak = max_during(r, 0, L);
-    bo.bwd_peak = max_during(r, L, s.ops.size() - 1);
+    bo.fwd_peak = loss > 0 ? max_during(full, 0, loss - 1) - sources : 0;
+    bo.bwd_peak = loss + 1 < kept.ops.size() ? max_during(full, loss + 1, kept.ops.size() - 1) - sources : 0;
     bo.solver = o.solver;
-    *leftover = std::max(*leftover, r.timeline.back().after);
-    // The output is resident during the backward when it reads it from the forward or writes it again.
     for (NodeId p : o.dep_interfaces_data) bo.needs_output |= is_output[cg.data_of(p)] != 0;
-    for (size_t k = L + 1; k < s.ops.size(); ++k)
-      if (s.ops[k].kind == Op::Kind::Compute)
-        for (NodeId d : g.compute[s.ops[k].node].outputs) bo.needs_output |= is_output[d] != 0;
     b.options.push_back(std::move(bo));
   }
   return b;
@@ -225,7 +235,7 @@ Chain make_chain(const Graph& g, const OptionMaker& make) {
     Block b;
     if (fresh) {
       hilp::ClusterGraph cg = hilp::extract(g, c);
-      b = measure(cg, make(cg), &leftover[i]);
+      b = measure(g, cg, make(cg), &leftover[i]);
     } else {  // a copy: the representative's block, its compute ids translated by canonical position
       const partition::Cluster& rep = clusters[it->second];
       std::unordered_map<NodeId, NodeId> to_copy;

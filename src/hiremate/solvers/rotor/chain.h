@@ -8,8 +8,9 @@
 // backward that writes them to the end: they count as always resident (`constant`).
 //
 // Per block, every number is measured by the simulator on the block's cluster graph (hilp::extract),
-// in bytes; `*_peak` values are internal memory (interfaces weigh nothing, as in hilp::Option) and the
-// DP adds the interface data itself (dp.h states which, when).
+// in bytes. Peaks include the block's interface data while they are resident (its input throughout,
+// its output once written, the grads it reads and writes), never the parent's sources (`constant`);
+// what the DP adds around them is stated in dp.h.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -29,9 +30,10 @@ struct BlockOption {
   std::vector<Op> fwd_ops, bwd_ops;  // compute ops only, parent ids (frees are inserted on the whole plan)
   double fwd_time = 0, bwd_time = 0;
   int64_t mem = 0;       // internal bytes held from the forward to the backward
-  int64_t fwd_peak = 0;  // internal bytes at the forward's peak (mem included)
-  int64_t bwd_peak = 0;  // internal bytes at the backward's peak
-  bool needs_output = false;  // the backward reads the block's output data (kept from the forward)
+  int64_t fwd_peak = 0;  // bytes at the forward's peak: internal, the input, the output once written
+  int64_t bwd_peak = 0;  // bytes at the backward's peak: internal, input, output grads, input grads
+                         // once written (kept), output while resident
+  bool needs_output = false;  // the backward reads the block's output data as the forward left it
   std::string solver;
 };
 
@@ -42,7 +44,7 @@ struct Block {
   int64_t grad_in_bytes = 0;     // grads its backward writes (of its input, of sources it reads)
   std::vector<Op> ff_ops;        // fast forward: no phantoms kept, only the output left (compute ops)
   double ff_time = 0;
-  int64_t ff_peak = 0;           // internal bytes at the fast forward's peak
+  int64_t ff_peak = 0;           // bytes at the fast forward's peak: internal, input, output once written
   std::vector<BlockOption> options;
 };
 

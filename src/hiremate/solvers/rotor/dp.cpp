@@ -55,7 +55,6 @@ Table::Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::stead
   for (const Block& b : chain.blocks) {
     x_.push_back(u(b.out_bytes));
     gout_.push_back(u(b.grad_out_bytes));
-    gin_.push_back(u(b.grad_in_bytes));
     ff_.push_back(u(b.ff_peak));
     fwd_.emplace_back();
     bwd_.emplace_back();
@@ -115,8 +114,8 @@ Table::FullSave Table::full_save(int a, int b, size_t k) const {
   const BlockOption& o = chain_->blocks[a].options[k];
   const int64_t xa = a > 0 ? x_[a - 1] : 0;  // x_{a-1}
   const int64_t gb = b < L_ ? gout_[b] : 0;  // g_b, resident from the start when b < L
-  const int64_t fwd_need = xa + x_[a] + fwd_[a][k] + gb;
-  const int64_t bwd_need = xa + bwd_[a][k] + gout_[a] + (o.needs_output ? x_[a] : 0) + gin_[a];
+  const int64_t fwd_need = fwd_[a][k] + gb;
+  const int64_t bwd_need = bwd_[a][k];
   FullSave f;
   f.held = xa + mem_[a][k];
   // With nothing left to the right, a forward that hands its backward nothing (no internal bytes,
@@ -131,7 +130,7 @@ void Table::next_checkpoint(int a, int b, int j, Checkpoint& cp) const {
   const int l = j - 1;  // the block fast-forwarded last
   cp.xa = a > 0 ? x_[a - 1] : 0;
   const int64_t gb = b < L_ ? gout_[b] : 0;
-  cp.need = std::max(cp.need, cp.xa + (l > a ? x_[l - 1] : 0) + x_[l] + ff_[l] + gb);
+  cp.need = std::max(cp.need, (l > a ? cp.xa : 0) + ff_[l] + gb);
   cp.lo = std::max(cp.need, cp.xa);
   cp.time += chain_->blocks[l].ff_time;
 }

@@ -10,16 +10,15 @@
 //    only its input is not run forward again (what Checkmate finds on such chains); or
 //  - checkpoint at j in (a, b]: fast-forward a..j-1 (each freeing its input but x_{a-1}), then
 //    Opt(j, b, m - x_{a-1}) (x_{a-1} stays as the checkpoint), then Opt(a, j-1, m).
-// Stage L runs the loss (x_{L-1} in, g_{L-1} out). Memory while an op runs counts, besides the
-// block's internal bytes (Block::*_peak), every interface datum that may be resident then:
-//   forward of a  : x_{a-1} + x_a + internal + g_b (b < L)
-//   fast forward l: x_{a-1} + x_{l-1} (l > a) + x_l + internal + g_b (b < L)
-//   backward of a : x_{a-1} + internal + g_a + x_a (if it reads or rewrites it) + grads it writes
+// Stage L runs the loss (x_{L-1} in, g_{L-1} out). Memory while a block's ops run is its measured
+// peak (chain.h: internal bytes and its own interface data while resident) plus what lies outside:
+//   forward of a  : its forward peak + g_b (b < L)
+//   fast forward l: its peak + x_{a-1} (l > a: the checkpoint) + g_b (b < L)
+//   backward of a : its backward peak (g_a, x_{a-1}, the grads it writes, x_a when read or rewritten)
 //   loss          : x_{L-1} + its outputs and overhead
-// Each datum is counted from before its first write to after its last read, so the schedule that
-// frees everything right after its last use (insert_frees) never holds more: the accounting is an
-// upper bound of the simulator's, exact when every op of a block touches its interfaces.
-//
+// and, around every sub-problem, x_{a-1} and what full saves keep (x_{a-1} + mem_k). Each datum is
+// counted from before its first write to after its last read, so the schedule that frees everything
+// right after its last use (insert_frees) never holds more: the accounting bounds the simulator's.
 // Memory unit: every byte count is rounded UP to whole units and the budget DOWN, so a plan the DP
 // accepts fits in bytes. The unit is chosen from the chain alone (choose_unit), never from the budget,
 // so a larger budget never yields a slower plan. One table answers every budget up to its size.
@@ -88,7 +87,7 @@ class Table {
   bool timed_out_ = false;
   std::vector<size_t> offset_;
   // Per stage, in units.
-  std::vector<int64_t> x_, gout_, gin_, ff_;
+  std::vector<int64_t> x_, gout_, ff_;
   std::vector<std::vector<int64_t>> fwd_, bwd_, mem_;
   int64_t loss_need_ = 0;
   std::vector<double> value_;
