@@ -19,6 +19,9 @@
 // and, around every sub-problem, x_{a-1} and what full saves keep (x_{a-1} + mem_k). Each datum is
 // counted from before its first write to after its last read, so the schedule that frees everything
 // right after its last use (insert_frees) never holds more: the accounting bounds the simulator's.
+// Limit (Rotor's): schedules are persistent. Checkmate may beat it by keeping a block's saved bytes
+// while dropping its input, which the block before recomputes anyway (tests/solvers/rotor).
+//
 // Memory unit: every byte count is rounded UP to whole units and the budget DOWN, so a plan the DP
 // accepts fits in bytes. The unit is chosen from the chain alone (choose_unit), never from the budget,
 // so a larger budget never yields a slower plan. One table answers every budget up to its size.
