@@ -1,0 +1,129 @@
+#include "hiremate/solvers/rotor/rotor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "hiremate/common/error.h"
+#include "hiremate/solvers/hilp/menu.h"
+#include "hiremate/solvers/rotor/dp.h"
+
+namespace hiremate::rotor {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+std::optional<std::string> not_a_chain(const Graph& g) {
+  std::string why;
+  if (chain_clusters(g, &why)) return std::nullopt;
+  return "the graph is not a chain of blocks: " + why;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+}  // namespace
+
+Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const SolveOptions& opt,
+                 const RotorConfig& cfg) {
+  auto start = Clock::now();
+  Plan plan;
+  size_t options = 0;
+  for (const Block& b : chain.blocks) options += b.options.size();
+  const Discretization d = choose_unit(chain, cfg.max_slots);
+  std::string about = fmt::format(
+      "{} blocks ({} distinct), {:.1f} options per block; memory unit {} bytes (budget rounded down, sizes up)",
+      chain.blocks.size(), chain.equivalence_classes, static_cast<double>(options) / chain.blocks.size(), d.unit);
+  const int64_t avail = budget - chain.constant;
+  if (avail < 0) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("the sources alone hold {} bytes, over the budget", chain.constant);
+    return plan;
+  }
+  // Budgets past `slots` units change nothing: the table stops there.
+  int64_t m = std::min(avail / d.unit, d.slots);
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_limit));
+  Table table(chain, d.unit, m, deadline);
+  if (table.timed_out()) {
+    plan.status = PlanStatus::TimedOut;
+    plan.note = fmt::format("the DP table ({} slots) was not filled within {} s; {}", m, opt.time_limit, about);
+    return plan;
+  }
+  if (!(table.time(m) < std::numeric_limits<double>::infinity())) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("no persistent schedule of the blocks' options fits {} bytes; {}", budget, about);
+    return plan;
+  }
+  // The accounting bounds the simulator's; should a plan still exceed the budget (a bug), retry lower
+  // rather than return it, and say so.
+  for (int attempt = 0;; ++attempt) {
+    Schedule s = to_schedule(g, chain, table.sequence(m));
+    SimResult r = simulate(g, s);
+    HM_ASSERT(r.valid, "rotor built an invalid schedule: op " + std::to_string(r.invalid_op) + ": " + r.reason);
+    bool fits = r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
+    if (fits) {
+      plan.status = PlanStatus::Feasible;
+      plan.has_schedule = true;
+      plan.schedule = std::move(s);
+      break;
+    }
+    if (opt.save_budget && r.bytes_at_loss > *opt.save_budget && r.peak <= budget) {
+      plan.status = PlanStatus::Infeasible;
+      plan.note = fmt::format("the plan holds {} bytes at the loss, over the save budget (Rotor does not bound it)",
+                              r.bytes_at_loss);
+      return plan;
+    }
+    plan.note += fmt::format("accounting missed {} bytes (a bug); ", r.peak - budget);
+    m -= (r.peak - budget + d.unit - 1) / d.unit;
+    while (m >= 0 && !(table.time(m) < std::numeric_limits<double>::infinity())) --m;
+    if (m < 0 || attempt >= 3) {
+      plan.status = PlanStatus::Infeasible;
+      plan.note += about;
+      return plan;
+    }
+  }
+  plan.note += fmt::format("{}; {} of {} table slots used, DP {:.3f} s", about, m, d.slots, seconds_since(start));
+  return plan;
+}
+
+std::optional<std::string> RotorSolver::unsupported(const Graph& g) const { return not_a_chain(g); }
+
+Plan RotorSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  Chain chain = make_chain(g, [](const hilp::ClusterGraph& cg) {
+    return std::vector<hilp::Option>{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+  });
+  return solve_chain(g, chain, budget, opt, cfg_);
+}
+
+std::optional<std::string> RockmateSolver::unsupported(const Graph& g) const { return not_a_chain(g); }
+
+Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  auto start = Clock::now();
+  hilp::MenuOptions mo;
+  mo.threads = opt.threads;
+  mo.verbose = opt.verbose;
+  // Half the time limit for the menus, one 1/20 of it (at most 10 s) per bottom solve.
+  mo.time_limit = std::clamp(opt.time_limit / 20, 0.2, 10.0);
+  int solves = 0, skipped = 0;
+  size_t failed = 0;
+  Chain chain = make_chain(g, [&](const hilp::ClusterGraph& cg) {
+    if (seconds_since(start) > opt.time_limit / 2) {
+      ++skipped;
+      return std::vector<hilp::Option>{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+    }
+    hilp::Menu menu = hilp::build_menu(cg, mo);
+    solves += menu.solves;
+    failed += menu.notes.size();
+    return menu.options;
+  });
+  SolveOptions dp = opt;
+  dp.time_limit = std::max(1.0, opt.time_limit - seconds_since(start));
+  Plan plan = solve_chain(g, chain, budget, dp, cfg_);
+  std::string menus = fmt::format("menus: {} checkmate solves ({} without a plan) in {:.2f} s", solves, failed,
+                                  seconds_since(start));
+  if (skipped) menus += fmt::format(", {} blocks past half the time limit offer the baselines only", skipped);
+  plan.note = menus + "; " + plan.note;
+  return plan;
+}
+
+}  // namespace hiremate::rotor

@@ -1,0 +1,52 @@
+// Rotor and Rockmate: the chain DP (dp.h) over a training graph's blocks (chain.h), each block
+// choosing among its options (research/hiremate.md §4.4; research/peers.md §3.2, §3.3).
+//  - rotor: each block offers its autograd and recompute-all options, plus its fast forward;
+//  - rockmate: each block offers a menu (hilp/menu.h) of Checkmate solves over a budget grid, the
+//    baselines included; identical blocks are solved once. Its time limit covers the menus: blocks
+//    met after it is spent offer the baselines only (said in the note).
+// The DP's sequence is expanded into one flat schedule (each block's op lists, frees inserted after
+// last use) and simulated; the DP's accounting bounds the simulator's, so the plan fits the budget.
+// Status: feasible (optimal within Rotor's persistent schedules and the blocks' options only).
+#pragma once
+#include "hiremate/solvers/rotor/chain.h"
+#include "hiremate/solvers/solver.h"
+
+namespace hiremate::rotor {
+
+struct RotorConfig {
+  int64_t max_slots = 1000;  // memory units of the DP table (dp.h, choose_unit)
+};
+
+// The DP on a built chain: shared by both solvers and by tests.
+Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const SolveOptions& opt,
+                 const RotorConfig& cfg = {});
+
+class RotorSolver : public Solver {
+ public:
+  explicit RotorSolver(RotorConfig cfg = {}) : cfg_(cfg) {}
+  std::string name() const override { return "rotor"; }
+  std::string description() const override {
+    return "Rotor's chain DP; each block: autograd, recompute-all or fast forward (chain-shaped training graphs)";
+  }
+  std::optional<std::string> unsupported(const Graph& g) const override;
+  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+
+ private:
+  RotorConfig cfg_;
+};
+
+class RockmateSolver : public Solver {
+ public:
+  explicit RockmateSolver(RotorConfig cfg = {}) : cfg_(cfg) {}
+  std::string name() const override { return "rockmate"; }
+  std::string description() const override {
+    return "Rotor's chain DP over per-block Checkmate menus (Rockmate; chain-shaped training graphs)";
+  }
+  std::optional<std::string> unsupported(const Graph& g) const override;
+  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+
+ private:
+  RotorConfig cfg_;
+};
+
+}  // namespace hiremate::rotor
