@@ -13,6 +13,7 @@
 #include "hiremate/solvers/hilp/cluster_graph.h"
 #include "hiremate/solvers/hilp/hgraph.h"
 #include "hiremate/solvers/hilp/hilp_model.h"
+#include "hiremate/solvers/hilp/menu.h"
 #include "hiremate/solvers/hilp/option.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
@@ -25,7 +26,6 @@ using hilp::FastForward;
 using hilp::Option;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-double total_time(const Option& o) { return o.fwd_time + o.bwd_time; }
 
 // A representative's options and fast forward, in the ids of the graph being planned.
 struct Menu {
@@ -33,50 +33,29 @@ struct Menu {
   FastForward ff;
 };
 
-// Drops options another one matches or beats on time, saved memory and peak (keeping the first of
-// equals), fastest first.
-std::vector<Option> pareto(std::vector<Option> v) {
-  std::stable_sort(v.begin(), v.end(), [](const Option& a, const Option& b) {
-    return std::tie(a.fwd_time, a.bwd_time, a.mem, a.inner_peak) < std::tie(b.fwd_time, b.bwd_time, b.mem, b.inner_peak);
-  });
-  std::vector<Option> kept;
-  for (Option& o : v) {
-    bool dominated = false;
-    for (const Option& k : kept)
-      dominated |= total_time(k) <= total_time(o) && k.mem <= o.mem && k.inner_peak <= o.inner_peak &&
-                   k.fwd_overhead + k.mem <= o.fwd_overhead + o.mem && k.bwd_overhead <= o.bwd_overhead;
-    if (!dominated) kept.push_back(std::move(o));
-  }
-  return kept;
+// The options that fit `budget`, at most `quota` of them (menu.h: farthest-point sampling on the
+// saved memory, the extremes kept).
+std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size_t quota) {
+  std::vector<Option> fit;
+  for (const Option& o : menu)
+    if (o.mem <= budget) fit.push_back(o);
+  return hilp::select_options(std::move(fit), quota);
 }
 
-// At most `quota` options whose saved memory fits `budget`: the fastest first, then farthest-point
-// sampling on the saved memory (§4.3), stopping when the rest duplicate what is chosen.
-std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size_t quota) {
-  std::vector<const Option*> cand;
-  for (const Option& o : menu)
-    if (o.mem <= budget) cand.push_back(&o);
-  if (cand.empty()) return {};
-  std::vector<char> taken(cand.size(), 0);
-  std::vector<Option> out{*cand[0]};
-  taken[0] = 1;
-  while (out.size() < quota) {
-    int64_t best_dist = -1;
-    size_t best = 0;
-    for (size_t i = 0; i < cand.size(); ++i) {
-      if (taken[i]) continue;
-      int64_t dist = INT64_MAX;
-      for (const Option& o : out) dist = std::min(dist, std::abs(o.mem - cand[i]->mem));
-      if (dist > best_dist) {
-        best_dist = dist;
-        best = i;
+// Peak-grid positions 1..n in an order that covers the range early (bisection order: n/2, n/4,
+// 3n/4, ...), so that a cluster whose time share runs out still has options spread over it.
+std::vector<int> coverage_order(int n) {
+  std::vector<int> order;
+  std::vector<char> seen(n + 1, 0);
+  for (int step = n + 1; step >= 1; step /= 2)
+    for (int i = step / 2; i <= n; i += std::max(step, 1))
+      if (i >= 1 && !seen[i]) {
+        seen[i] = 1;
+        order.push_back(i);
       }
-    }
-    if (best_dist <= 0) break;
-    taken[best] = 1;
-    out.push_back(*cand[best]);
-  }
-  return out;
+  for (int i = 1; i <= n; ++i)
+    if (!seen[i]) order.push_back(i);
+  return order;
 }
 
 struct Planner {
@@ -127,7 +106,7 @@ struct Planner {
       } else {
         const auto& sc = tree.cluster(part.cluster);
         Menu m = menu_of(part.cluster);
-        size_t quota = std::max<size_t>(1, static_cast<size_t>(popt.total_options) * sc.size() / std::max<size_t>(sub_units, 1));
+        size_t quota = hilp::option_quota(sc.size(), sub_units, static_cast<size_t>(popt.total_options));
         hp.name = fmt::format("cluster {} ({} units)", part.cluster, sc.size());
         for (const Option& o : select(m.options, budget, quota)) hp.options.push_back(hilp::remap(o, fc, fd));
         if (hp.options.empty())  // nothing fits: the leanest one, for the ILP to refuse
@@ -163,8 +142,11 @@ struct Planner {
     return r;
   }
 
-  void solve_cluster(int c) {
+  // Solves representative c within `share` seconds (and the levels' deadline).
+  void solve_cluster(int c, double share, Clock::time_point levels_deadline) {
     auto t0 = Clock::now();
+    const auto deadline = std::min(levels_deadline, t0 + std::chrono::duration_cast<Clock::duration>(
+                                                             std::chrono::duration<double>(share)));
     const auto& cl = tree.cluster(c);
     hilp::ClusterGraph cg = hilp::extract(g, cl);
     ClusterReport cr;
@@ -178,11 +160,10 @@ struct Planner {
     for (NodeId d : cg.interface.output_data) iface += cg.graph.data[d].bytes;
     auto fc = [&](NodeId x) { return cg.compute_of(x); };
     auto fd = [&](NodeId x) { return cg.data_of(x); };
-    // Keep about a third of the time for the top level.
-    auto budget_left = [&] { return left() - opt.time_limit / 3; };
+    auto budget_left = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
-      for (int i = 1; i <= popt.peak_points; ++i) {
+      for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
         hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(c, p, fc, fd, peak));
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
@@ -199,7 +180,7 @@ struct Planner {
       }
     }
     Menu m;
-    m.options = pareto(std::move(opts));
+    m.options = hilp::prune_options(std::move(opts));
     m.ff = hilp::fast_forward(cg);
     cr.options = static_cast<int>(m.options.size());
     cr.seconds = since(t0);
@@ -268,8 +249,17 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
                                "generic DAG: use --solver checkmate or twremat",
                                g.name));
   Planner p(g, opt, popt);
+  // The levels below the top share two thirds of the time, each representative an equal part of
+  // what is left when its turn comes (what a quick one leaves flows to the next).
+  const auto levels_deadline = p.start + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(opt.time_limit * 2 / 3));
+  std::vector<int> order;
   for (int c : p.tree.bottom_up())
-    if (c != p.tree.root) p.solve_cluster(c);
+    if (c != p.tree.root) order.push_back(c);
+  for (size_t i = 0; i < order.size(); ++i) {
+    double left = std::chrono::duration<double>(levels_deadline - Clock::now()).count();
+    p.solve_cluster(order[i], std::max(0.0, left / static_cast<double>(order.size() - i)), levels_deadline);
+  }
   Plan out = p.top(budget);
   p.rep.seconds = since(p.start);
   out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,
