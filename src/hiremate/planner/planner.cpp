@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <unordered_map>
 
 #include "hiremate/common/error.h"
@@ -130,7 +131,8 @@ struct Planner {
     return {flat};
   }
 
-  hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit) {
+  hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
+                       ClusterReport& cr) {
     hilp::HilpOptions ho;
     ho.time_limit = limit;
     ho.threads = opt.threads;
@@ -139,6 +141,12 @@ struct Planner {
     hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
     ++rep.hilp_solves;
     rep.rejected += r.rejected;
+    ++cr.solves;
+    cr.optimal += r.status == PlanStatus::Optimal;
+    cr.timed_out += r.status == PlanStatus::TimedOut;
+    cr.infeasible += r.status == PlanStatus::Infeasible;
+    cr.max_vars = std::max(cr.max_vars, r.vars);
+    cr.max_rows = std::max(cr.max_rows, r.rows);
     return r;
   }
 
@@ -171,8 +179,7 @@ struct Planner {
         for (int j = 0; j < popt.max_saves; ++j) {
           double limit = std::min(popt.level_time_limit, budget_left());
           if (limit <= 0.2 || (save && *save < iface)) break;
-          hilp::HilpResult r = run(hg, peak, save, limit);
-          ++cr.solves;
+          hilp::HilpResult r = run(hg, peak, save, limit, cr);
           if (!r.has_schedule) break;
           opts.push_back(hilp::make_option(cg, r.schedule, "hilp", peak));
           save = r.sim.bytes_at_loss - step;
@@ -185,8 +192,10 @@ struct Planner {
     cr.options = static_cast<int>(m.options.size());
     cr.seconds = since(t0);
     if (opt.verbose)
-      std::cerr << fmt::format("planner: cluster {} ({} units, level {}): {} solves, {} options, {:.2f} s\n", c,
-                               cr.units, cr.level, cr.solves, cr.options, cr.seconds);
+      std::cerr << fmt::format("planner: cluster {} ({} units, level {}): {} H-ILP solves ({} optimal, {} timed out, "
+                               "{} infeasible; largest {} vars, {} rows), {} options, {:.2f} s\n",
+                               c, cr.units, cr.level, cr.solves, cr.optimal, cr.timed_out, cr.infeasible, cr.max_vars,
+                               cr.max_rows, cr.options, cr.seconds);
     rep.solved.push_back(cr);
     menus[c] = std::move(m);
   }
@@ -217,7 +226,7 @@ struct Planner {
       const auto& p = root_parts[i];
       hilp::HGraph hg = hilp::build_hgraph(g, parts(tree.root, p, id, id, budget));
       double limit = std::max(0.5, left() / static_cast<double>(root_parts.size() - i));
-      hilp::HilpResult r = run(hg, budget, opt.save_budget, limit);
+      hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
       std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
       if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
@@ -265,7 +274,41 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,
                           p.rep.solved.size(), p.rep.hilp_solves, p.rep.partition_seconds);
   if (p.rep.rejected > 0) out.note += fmt::format("; {} extracted schedules rejected by the simulator", p.rep.rejected);
+  p.rep.top.units = g.compute.size();
+  p.rep.top.seconds = p.rep.seconds - p.rep.partition_seconds;
+  for (const auto& c : p.rep.solved) p.rep.top.seconds -= c.seconds;
+  if (opt.verbose)
+    for (const auto& line : p.rep.level_lines()) std::cerr << "planner: " << line << "\n";
   if (report) *report = p.rep;
+  return out;
+}
+
+std::vector<std::string> PlannerReport::level_lines() const {
+  std::map<int, ClusterReport> levels;
+  std::map<int, int> count;
+  for (const ClusterReport& c : solved) {
+    ClusterReport& l = levels[c.level];
+    ++count[c.level];
+    l.units = std::max(l.units, c.units);
+    l.solves += c.solves;
+    l.optimal += c.optimal;
+    l.timed_out += c.timed_out;
+    l.infeasible += c.infeasible;
+    l.max_vars = std::max(l.max_vars, c.max_vars);
+    l.max_rows = std::max(l.max_rows, c.max_rows);
+    l.options += c.options;
+    l.seconds += c.seconds;
+  }
+  std::vector<std::string> out;
+  out.push_back(fmt::format("top: {} H-ILP solves ({} optimal, {} timed out, {} infeasible; largest {} vars, {} rows), "
+                            "{:.2f} s; returned {}",
+                            top.solves, top.optimal, top.timed_out, top.infeasible, top.max_vars, top.max_rows,
+                            top.seconds, winner.empty() ? "nothing" : winner));
+  for (const auto& [level, l] : levels)
+    out.push_back(fmt::format("level {}: {} clusters (up to {} units), {} H-ILP solves ({} optimal, {} timed out, {} "
+                              "infeasible; largest {} vars, {} rows), {} options, {:.2f} s",
+                              level, count.at(level), l.units, l.solves, l.optimal, l.timed_out, l.infeasible, l.max_vars,
+                              l.max_rows, l.options, l.seconds));
   return out;
 }
 
