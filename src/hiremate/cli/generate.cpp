@@ -16,6 +16,7 @@ namespace {
 struct GenerateArgs {
   std::string kind, out;
   int size = 0;  // 0: the generator's default
+  int convs = 0;  // unet: convs per level (0: the default)
   bool dag = false;
   bool parallel = false;
   uint64_t seed = 1;
@@ -33,6 +34,7 @@ Runner add_generate(CLI::App& app) {
                   "chain: ops; unet: levels; transformer and encoder_decoder: layers; random: ops (default: the "
                   "generator's)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--convs", a->convs, "unet: convolutions per level (default: 2)")->check(CLI::PositiveNumber);
   cmd->add_flag("--dag", a->dag, "a generic DAG (Checkmate's model) instead of a training graph");
   cmd->add_flag("--parallel", a->parallel, "transformer: parallel attention and MLP (GPT-J style)");
   cmd->add_option("--seed", a->seed, "random: the seed (default: 1)");
@@ -49,6 +51,7 @@ Runner add_generate(CLI::App& app) {
     } else if (a->kind == "unet") {
       generate::UNetParams p;
       if (a->size) p.levels = a->size;
+      if (a->convs) p.convs_per_level = a->convs;
       g = generate::unet(p, bo);
     } else if (a->kind == "random") {
       generate::RandomLayeredParams p;

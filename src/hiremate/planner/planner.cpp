@@ -209,7 +209,8 @@ struct Planner {
       SimResult r = simulate(g, s);
       bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
       if (!fits) {
-        notes.push_back(who + ": rejected by the simulator");
+        notes.push_back(who + (r.valid ? ": over budget" : ": rejected by the simulator (" + r.reason + ")"));
+        if (!r.valid) ++rep.rejected;
         return;
       }
       if (best.has_schedule && r.time >= best_time) return;

@@ -79,7 +79,18 @@ HGraph build_hgraph(const Graph& host, const std::vector<HPart>& parts) {
     } else {
       if (p.options.empty()) throw BadInput(fmt::format("sub-cluster '{}' has no option", p.name));
       f.name = p.name;
-      f.data_in = only(host, p.interface.input_data, DataKind::Data);
+      // The forward reads the input data its forward nodes read; the rest of input_data is read by
+      // the backward only (in Checkmate's training graphs a backward may read a later node's output),
+      // which each option's dep_interfaces_data lists.
+      std::vector<NodeId> forward_reads;
+      for (const Op& op : p.ff.ops)
+        if (op.kind == Op::Kind::Compute) {
+          const auto& deps = host.compute.at(op.node).deps;
+          forward_reads.insert(forward_reads.end(), deps.begin(), deps.end());
+        }
+      sort_unique(forward_reads);
+      for (NodeId d : only(host, p.interface.input_data, DataKind::Data))
+        if (std::binary_search(forward_reads.begin(), forward_reads.end(), d)) f.data_in.push_back(d);
       f.data_out = only(host, p.interface.output_data, DataKind::Data);
       has_backward = true;
       b.name = p.name + " (backward)";
