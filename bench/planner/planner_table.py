@@ -20,7 +20,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HIREMATE = os.path.join(ROOT, "build", "hiremate")
+HIREMATE = os.environ.get("HIREMATE", os.path.join(ROOT, "build", "hiremate"))
 
 # Generator sizes that give about N compute nodes (2 per op plus the loss).
 SIZES = {

@@ -18,7 +18,9 @@
 namespace hiremate::planner {
 
 struct PlannerOptions {
-  std::vector<std::string> partitioners{"bottom_to_top"};
+  // The H-ILP solves every partitioning, chains included, so bottom_to_top must cut long chains too
+  // (upstream leaves them whole for Rotor).
+  std::vector<std::string> partitioners{"bottom_to_top:can_use_rotor=false"};
   int peak_points = 8;         // peak budgets per partitioning below the top (§4.2)
   // Per peak budget, save budgets walk down the options' saved memory (an epsilon-constraint sweep
   // of the time / saved-memory front): each next one is the last plan's bytes at the loss minus

@@ -41,7 +41,8 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
   }
   if (name == "hiremate") {
     planner::PlannerOptions p;
-    p.partitioners = {"bottom_to_top", "sequence", "repetitive"};
+    p.partitioners = {"bottom_to_top:can_use_rotor=false", "sequence:can_use_rotor=false",
+                      "repetitive:can_use_rotor=false"};
     return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
   }
   std::string known;
