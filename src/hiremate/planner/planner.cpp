@@ -16,6 +16,7 @@
 #include "hiremate/solvers/hilp/hilp_model.h"
 #include "hiremate/solvers/hilp/menu.h"
 #include "hiremate/solvers/hilp/option.h"
+#include "hiremate/solvers/rotor/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate::planner {
@@ -223,10 +224,12 @@ struct Planner {
     };
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
+    const bool flat = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
+    const size_t top_solves = root_parts.size() + (flat ? 1 : 0);
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
       hilp::HGraph hg = hilp::build_hgraph(g, parts(tree.root, p, id, id, budget));
-      double limit = std::max(0.5, left() / static_cast<double>(root_parts.size() - i));
+      double limit = std::max(0.5, left() / static_cast<double>(top_solves - i));
       hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
       std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
@@ -235,6 +238,16 @@ struct Planner {
     }
     Schedule keep = keep_all_schedule(g);
     offer(keep, "autograd", std::nullopt);
+    if (flat && left() > 0.5) {
+      SolveOptions o = opt;
+      o.time_limit = left();
+      Plan cm = CheckmateSolver().solve(g, budget, o);
+      if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
+    }
+    if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
+      Plan rp = rotor::RotorSolver().solve(g, budget, opt);
+      if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
+    }
     if (popt.twremat_at_top) {
       SolveOptions o = opt;
       o.time_limit = std::max(1.0, std::min(10.0, left()));

@@ -30,6 +30,10 @@ struct PlannerOptions {
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
+  // Graphs of at most this many compute nodes also get the flat exact solver (checkmate) at the top,
+  // with an equal share of the top's time; 0: never.
+  size_t flat_checkmate_max_nodes = 0;
+  bool rotor_at_top = false;   // also Rotor on the whole graph when it is chain-shaped (milliseconds)
 };
 
 struct ClusterReport {

@@ -43,6 +43,8 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
     planner::PlannerOptions p;
     p.partitioners = {"bottom_to_top:can_use_rotor=false", "sequence:can_use_rotor=false",
                       "repetitive:can_use_rotor=false"};
+    p.flat_checkmate_max_nodes = 200;
+    p.rotor_at_top = true;
     return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
   }
   std::string known;
