@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "hiremate 0.1.0");
   app.require_subcommand(1);
   std::vector<hiremate::cli::Runner> runners{hiremate::cli::add_info(app), hiremate::cli::add_simulate(app),
-                                             hiremate::cli::add_solve(app), hiremate::cli::add_partition(app)};
+                                             hiremate::cli::add_solve(app), hiremate::cli::add_partition(app),
+                                             hiremate::cli::add_profile(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,209 @@
+// The driver: load, capture, measure each distinct signature once, and build the K-graph
+// (research/hiremate.md §2.4) from the groups and their measurements.
+#include "hiremate/torch/profile.h"
+
+#include <ATen/Parallel.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "hiremate/common/error.h"
+#include "hiremate/torch/capture.h"
+#include "hiremate/torch/measure.h"
+
+namespace hiremate::torchbridge {
+
+bool available() { return true; }
+
+torch::jit::Module load_module(const std::string& path) {
+  try {
+    return torch::jit::load(path);
+  } catch (const c10::Error& e) {
+    std::string msg = e.what_without_backtrace();
+    throw BadInput(path + ": cannot load a TorchScript module (" + msg.substr(0, msg.find('\n')) +
+                   "); save one with torch.jit.trace(model, inputs).save(PATH)");
+  }
+}
+
+std::vector<c10::IValue> load_inputs(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw BadInput(path + ": cannot read the inputs file");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  c10::IValue v;
+  try {
+    v = torch::jit::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    std::string msg = e.what_without_backtrace();
+    throw BadInput(path + ": cannot read the inputs (" + msg.substr(0, msg.find('\n')) +
+                   "); save them with torch.save(list_of_tensors, PATH)");
+  }
+  if (v.isList()) return v.toListRef().vec();
+  if (v.isTuple()) return v.toTupleRef().elements().vec();
+  return {v};
+}
+
+c10::Device input_device(const std::vector<c10::IValue>& inputs) {
+  for (const auto& v : inputs) {
+    std::vector<at::Tensor> ts;
+    collect_tensors(v, ts);
+    for (auto& t : ts)
+      if (t.defined()) return t.device();
+  }
+  return c10::Device(c10::DeviceType::CPU);
+}
+
+namespace {
+
+int64_t tensor_bytes(const c10::IValue& v) {
+  std::vector<at::Tensor> ts;
+  collect_tensors(v, ts);
+  int64_t b = 0;
+  for (auto& t : ts)
+    if (t.defined() && t.is_floating_point()) b += static_cast<int64_t>(t.numel() * t.element_size());
+  return b;
+}
+
+int64_t storage_bytes(const c10::IValue& v) {
+  std::vector<at::Tensor> ts;
+  collect_tensors(v, ts);
+  std::vector<const c10::StorageImpl*> seen;
+  int64_t b = 0;
+  for (auto& t : ts)
+    if (t.defined() && t.has_storage() &&
+        std::find(seen.begin(), seen.end(), t.storage().unsafeGetStorageImpl()) == seen.end()) {
+      seen.push_back(t.storage().unsafeGetStorageImpl());
+      b += static_cast<int64_t>(t.storage().nbytes());
+    }
+  return b;
+}
+
+std::string base_name(const std::string& path) {
+  auto s = path.substr(path.find_last_of('/') + 1);
+  auto dot = s.rfind(".pt");
+  return dot == std::string::npos ? s : s.substr(0, dot);
+}
+
+void add_unique(std::vector<NodeId>& v, NodeId x) {
+  if (x != kNone && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+}
+
+// The K-graph: per group a forward, its data, phantoms when autograd keeps extra bytes, and when
+// a gradient reaches it a grad node and a backward; one loss node; model inputs as sources.
+Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const std::string& name) {
+  Graph g;
+  g.name = name;
+  g.time_unit = "s";
+  std::vector<NodeId> source_data;
+  for (const auto* v : cap.sources)
+    source_data.push_back(g.add_data("input." + v->debugName(), DataKind::Data, storage_bytes(cap.values.at(v)), true));
+  const size_t n = cap.groups.size();
+  std::vector<std::string> names(n);
+  std::vector<NodeId> data(n, kNone), phantoms(n, kNone), grad(n, kNone), fwd(n, kNone);
+  std::vector<bool> need(n, false);
+  need[cap.loss_group] = true;
+  for (size_t i = n; i-- > 0;) {
+    if (!need[i]) continue;
+    const Group& grp = cap.groups[i];
+    for (size_t k = 0; k < grp.inputs.size(); ++k) {
+      int o = grp.input_owner[k];
+      if (o >= 0 && cap.requires_grad.at(grp.inputs[k]) && cap.groups[o].requires_grad) need[o] = true;
+    }
+  }
+  auto owner_data = [&](int o) { return o >= 0 ? data[o] : source_data[-1 - o]; };
+  for (size_t i = 0; i < n; ++i) {
+    const Group& grp = cap.groups[i];
+    names[i] = std::to_string(i) + "." + grp.ops.substr(0, grp.ops.find('+'));
+    data[i] = g.add_data(names[i], DataKind::Data, m[i].data_bytes);
+    if (need[i] && m[i].phantom_bytes > 0) phantoms[i] = g.add_data(names[i] + ".phantoms", DataKind::Phantoms, m[i].phantom_bytes);
+    if (need[i]) {
+      int64_t b = 0;
+      for (const auto* v : grp.exports)
+        if (cap.requires_grad.at(v)) b += tensor_bytes(cap.values.at(v));
+      grad[i] = g.add_data(names[i] + ".grad", DataKind::Grad, b);
+    }
+    std::vector<NodeId> deps, outs{data[i]};
+    for (int o : grp.input_owner) add_unique(deps, owner_data(o));
+    if (phantoms[i] != kNone) outs.push_back(phantoms[i]);
+    fwd[i] = g.add_compute(names[i], ComputeKind::Forward, m[i].fwd_time, m[i].fwd_overhead, deps, outs);
+  }
+  g.add_compute("loss", ComputeKind::Loss, 0, 0, {data[cap.loss_group]}, {grad[cap.loss_group]});
+  for (size_t i = n; i-- > 0;) {
+    if (!need[i]) continue;
+    const Group& grp = cap.groups[i];
+    std::vector<NodeId> deps{grad[i]}, fake, outs;
+    add_unique(deps, phantoms[i]);
+    for (size_t k = 0; k < grp.inputs.size(); ++k)
+      if (m[i].input_saved[k]) add_unique(deps, owner_data(grp.input_owner[k]));
+    if (m[i].output_saved) add_unique(deps, data[i]);
+    for (int o : grp.input_owner)
+      if (std::find(deps.begin(), deps.end(), owner_data(o)) == deps.end()) add_unique(fake, owner_data(o));
+    if (!m[i].output_saved) fake.push_back(data[i]);
+    for (size_t k = 0; k < grp.inputs.size(); ++k) {
+      int o = grp.input_owner[k];
+      if (o >= 0 && need[o] && cap.requires_grad.at(grp.inputs[k])) add_unique(outs, grad[o]);
+    }
+    NodeId b = g.add_compute(names[i] + ".bwd", ComputeKind::Backward, m[i].bwd_time, m[i].bwd_overhead, deps, outs,
+                             fake);
+    g.set_pair(fwd[i], b);
+  }
+  g.finalize();
+  return g;
+}
+
+}  // namespace
+
+ProfiledModel profile_model(const std::string& model_path, const std::string& inputs_path,
+                            const ProfileOptions& opt) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (opt.threads > 0) at::set_num_threads(opt.threads);
+  auto inputs = load_inputs(inputs_path);
+  auto module = load_module(model_path);
+  c10::Device device = input_device(inputs);
+  module.to(device);
+  auto cap = capture(module, inputs, model_path);
+
+  MeasureOptions mo;
+  mo.runs = std::max(1, opt.runs);
+  mo.warmup = std::max(0, opt.warmup);
+  mo.cuda = device.is_cuda();
+  std::map<std::string, size_t> first;  // signature -> the group measured for it
+  std::vector<Measurement> m(cap->groups.size());
+  size_t distinct = 0;
+  for (const auto& grp : cap->groups) distinct += first.emplace(grp.signature, 0).second;
+  first.clear();
+  for (size_t i = 0; i < cap->groups.size(); ++i) {
+    const Group& grp = cap->groups[i];
+    auto [it, fresh] = first.emplace(grp.signature, i);
+    if (!fresh) {
+      m[i] = m[it->second];
+      continue;
+    }
+    m[i] = measure_group(*cap, grp, mo);
+    if (std::getenv("HIREMATE_PROFILE_DEBUG")) {
+      std::string saved;
+      for (bool b : m[i].input_saved) saved += b ? "S" : "-";
+      std::fprintf(stderr, "%zu %s data=%ld ph=%ld fo=%ld bo=%ld saved=%s out_saved=%d tf=%.3gms tb=%.3gms | %s\n", i,
+                   grp.ops.c_str(), (long)m[i].data_bytes, (long)m[i].phantom_bytes, (long)m[i].fwd_overhead,
+                   (long)m[i].bwd_overhead, saved.c_str(), (int)m[i].output_saved, m[i].fwd_time * 1e3,
+                   m[i].bwd_time * 1e3, grp.signature.substr(0, 300).c_str());
+    }
+    if (opt.progress) opt.progress(first.size(), distinct, grp.ops);
+  }
+
+  ProfiledModel out;
+  out.graph = build_graph(*cap, m, base_name(model_path));
+  for (const auto& grp : cap->groups) out.info.push_back({grp.ops, grp.shapes, grp.signature});
+  out.torchscript_nodes = cap->torchscript_nodes;
+  out.signatures = distinct;
+  out.parameter_bytes = cap->parameter_bytes;
+  out.static_bytes = cap->static_bytes;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace hiremate::torchbridge
