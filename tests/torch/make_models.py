@@ -39,17 +39,18 @@ class Views(nn.Module):  # split / view / transpose chains over one storage
         return (att @ v).transpose(1, 2).reshape(8, 32, 64).sum()
 
 
-class InPlace(nn.Module):
+class InPlace(nn.Module):  # in-place updates that eager autograd accepts
     def __init__(self, d=64):
         super().__init__()
-        self.a, self.b = nn.Linear(d, d), nn.Linear(d, d)
+        self.a, self.b, self.c = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
 
     def forward(self, x):
-        h = self.a(x)
-        h.relu_()
-        h += self.b(h)
-        h.mul_(2)
-        return h.pow(2).mean()
+        y = self.b(x)
+        y += self.a(x)  # linear saves its input, not its output: free to update
+        y.relu_()
+        z = y * 3
+        z.sub_(1)
+        return self.c(z).pow(2).mean()
 
 
 class Tied(nn.Module):

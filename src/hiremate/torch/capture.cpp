@@ -289,7 +289,7 @@ std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c1
     std::vector<const c10::StorageImpl*> seen;
     for (size_t i = 0; i < grp.inputs.size(); ++i) {
       const auto& val = cap->values.at(grp.inputs[i]);
-      sig << "in" << i << "=" << describe(val);
+      sig << "in" << i << "=" << describe(val) << (cap->requires_grad[grp.inputs[i]] ? ":rg" : "");
       std::vector<at::Tensor> ts;
       collect_tensors(val, ts);
       for (auto& t : ts) {

@@ -60,7 +60,7 @@ Inputs make_inputs(const Capture& cap, const Group& grp, bool clone) {
         x = at::empty({0}, t.options()).set_(it->second, t.storage_offset(), t.sizes(), t.strides());
         in.storages[i].push_back(it->second.getWeakStorageImpl());
       }
-      if (rg && t.requires_grad()) {
+      if (rg && (t.is_floating_point() || t.is_complex())) {
         auto sink = std::make_shared<GradSink>(true);
         in.sinks.push_back(sink);
         in.sink_input.push_back(i);
@@ -199,14 +199,17 @@ Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOpt
     backward(roots);
     sync();
     int64_t captured = 0;
+    m.input_grad_bytes.assign(grp.inputs.size(), 0);
     std::vector<const c10::StorageImpl*> grads_seen;
-    for (auto& s : in.sinks)
-      if (s->grad.defined() && s->grad.has_storage()) {
-        auto impl = s->grad.storage().unsafeGetStorageImpl();
-        if (std::find(grads_seen.begin(), grads_seen.end(), impl) != grads_seen.end()) continue;
-        grads_seen.push_back(impl);
-        captured += static_cast<int64_t>(s->grad.storage().nbytes());
-      }
+    for (size_t k = 0; k < in.sinks.size(); ++k) {
+      const auto& grad = in.sinks[k]->grad;
+      if (!grad.defined() || !grad.has_storage()) continue;
+      auto impl = grad.storage().unsafeGetStorageImpl();
+      if (std::find(grads_seen.begin(), grads_seen.end(), impl) != grads_seen.end()) continue;
+      grads_seen.push_back(impl);
+      captured += static_cast<int64_t>(grad.storage().nbytes());
+      m.input_grad_bytes[in.sink_input[k]] += static_cast<int64_t>(grad.storage().nbytes());
+    }
     m.bwd_overhead = std::max<int64_t>(0, counter.peak() - b0 - captured);
   }
   return m;

@@ -18,6 +18,9 @@ struct Measurement {
   int64_t fwd_overhead = 0, bwd_overhead = 0;
   std::vector<bool> input_saved;      // per group input: its storage is saved for backward
   bool output_saved = false;          // an export's storage is saved for its own backward
+  // Per group input: the bytes of the gradient the backward gives it (its storage: the gradient
+  // of a sum is an expanded scalar of 4 bytes, not a full tensor).
+  std::vector<int64_t> input_grad_bytes;
 };
 
 struct MeasureOptions {

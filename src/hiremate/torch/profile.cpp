@@ -114,18 +114,28 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
       if (o >= 0 && cap.requires_grad.at(grp.inputs[k]) && cap.groups[o].requires_grad) need[o] = true;
     }
   }
+  // A gradient's bytes: per export, the largest gradient a reader's backward gives it (measured:
+  // the gradient of a sum is an expanded scalar), summed over the exports; the loss's is its size.
+  std::vector<int64_t> grad_bytes(n, 0);
+  {
+    std::map<const torch::jit::Value*, int64_t> per_export;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t k = 0; k < cap.groups[i].inputs.size(); ++k)
+        if (need[i] && k < m[i].input_grad_bytes.size()) {
+          auto& b = per_export[cap.groups[i].inputs[k]];
+          b = std::max(b, m[i].input_grad_bytes[k]);
+        }
+    per_export[cap.loss] = tensor_bytes(cap.values.at(cap.loss));
+    for (size_t i = 0; i < n; ++i)
+      for (const auto* v : cap.groups[i].exports) grad_bytes[i] += per_export[v];
+  }
   auto owner_data = [&](int o) { return o >= 0 ? data[o] : source_data[-1 - o]; };
   for (size_t i = 0; i < n; ++i) {
     const Group& grp = cap.groups[i];
     names[i] = std::to_string(i) + "." + grp.ops.substr(0, grp.ops.find('+'));
     data[i] = g.add_data(names[i], DataKind::Data, m[i].data_bytes);
     if (need[i] && m[i].phantom_bytes > 0) phantoms[i] = g.add_data(names[i] + ".phantoms", DataKind::Phantoms, m[i].phantom_bytes);
-    if (need[i]) {
-      int64_t b = 0;
-      for (const auto* v : grp.exports)
-        if (cap.requires_grad.at(v)) b += tensor_bytes(cap.values.at(v));
-      grad[i] = g.add_data(names[i] + ".grad", DataKind::Grad, b);
-    }
+    if (need[i]) grad[i] = g.add_data(names[i] + ".grad", DataKind::Grad, grad_bytes[i]);
     std::vector<NodeId> deps, outs{data[i]};
     for (int o : grp.input_owner) add_unique(deps, owner_data(o));
     if (phantoms[i] != kNone) outs.push_back(phantoms[i]);
