@@ -116,6 +116,8 @@ def main(outdir):
         "non_tensor_output": (NonTensorOutput(), (x64,)),
         "gpt2_small": gpt2.make(batch=2, seq=32, vocab=256, d=64, heads=4, layers=2),
         "resnet_small": resnet.make(batch=8, image=16),
+        "gpt2": gpt2.make(),  # the example sizes: kernels long enough to time
+        "resnet": resnet.make(),
     }
     for name, (model, inputs) in cases.items():
         trace.save(model, inputs, outdir, name)

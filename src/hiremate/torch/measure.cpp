@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <numeric>
 
 #include "hiremate/torch/memory_counter.h"
@@ -12,8 +13,6 @@
 namespace hiremate::torchbridge {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 c10::IValue rebuild(const c10::IValue& v, const std::function<at::Tensor(const at::Tensor&)>& f) {
   if (v.isTensor()) return v.toTensor().defined() ? c10::IValue(f(v.toTensor())) : v;
@@ -116,6 +115,15 @@ bool alive(const std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>>& ws) {
 
 }  // namespace
 
+double clock_seconds(bool cpu_time) {
+  if (cpu_time) {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 double trimmed_mean(std::vector<double> s) {
   if (s.empty()) return 0;
   std::sort(s.begin(), s.end());
@@ -134,20 +142,20 @@ Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOpt
   for (int r = 0; r < opt.warmup + opt.runs; ++r) {
     Inputs in = make_inputs(cap, grp, false);
     sync();
-    auto t0 = Clock::now();
+    double t0 = clock_seconds(opt.cpu_time);
     auto ex = forward(interp, cap, grp, in.env);
     sync();
-    double tf = seconds_since(t0);
+    double tf = clock_seconds(opt.cpu_time) - t0;
     in.env.clear();
     Roots roots = make_roots(cap, grp, ex);
     ex.clear();
     double tb = 0;
     if (!roots.edges.empty()) {
       sync();
-      auto t1 = Clock::now();
+      double t1 = clock_seconds(opt.cpu_time);
       backward(roots);
       sync();
-      tb = seconds_since(t1);
+      tb = clock_seconds(opt.cpu_time) - t1;
     }
     if (r >= opt.warmup) {
       fwd.push_back(tf);

@@ -26,7 +26,11 @@ struct Measurement {
 struct MeasureOptions {
   int runs = 5, warmup = 1;
   bool cuda = false;
+  bool cpu_time = false;  // ProfileOptions::cpu_time
 };
+
+// Seconds on the wall clock, or of the process's CPU time.
+double clock_seconds(bool cpu_time);
 
 Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOptions& opt);
 

@@ -15,6 +15,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/torch/capture.h"
 #include "hiremate/torch/measure.h"
+#include "hiremate/torch/memory_counter.h"
 
 namespace hiremate::torchbridge {
 
@@ -171,16 +172,19 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
                             const ProfileOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
   if (opt.threads > 0) at::set_num_threads(opt.threads);
+  at::globalContext().setFlushDenormal(opt.flush_denormal);
   auto inputs = load_inputs(inputs_path);
   auto module = load_module(model_path);
   c10::Device device = input_device(inputs);
   module.to(device);
+  MemoryCounter installed(device.is_cuda());  // every node is timed with the same allocator
   auto cap = capture(module, inputs, model_path);
 
   MeasureOptions mo;
   mo.runs = std::max(1, opt.runs);
   mo.warmup = std::max(0, opt.warmup);
   mo.cuda = device.is_cuda();
+  mo.cpu_time = opt.cpu_time && !mo.cuda;
   std::map<std::string, size_t> first;  // signature -> the group measured for it
   std::vector<Measurement> m(cap->groups.size());
   size_t distinct = 0;

@@ -23,6 +23,13 @@ struct ProfileOptions {
   int runs = 5;        // timed runs per node; the mean drops the fastest and the slowest
   int warmup = 1;      // untimed runs before them
   int threads = 0;     // torch intra-op threads; 0 keeps torch's default
+  // Flush denormal floats to zero (CPU). Random-weight models produce denormal gradients that
+  // slow some BLAS kernels tenfold, on data an isolated node does not see: times would not add up.
+  bool flush_denormal = true;
+  // Time with the process's CPU time instead of the wall clock: on a machine shared with other
+  // jobs, a long step is preempted more often than a short node, and wall times stop adding up.
+  // Meaningful with one thread (threads = 1) and on the CPU only.
+  bool cpu_time = false;
   // Called after each distinct signature is measured: (done, total, op name).
   std::function<void(size_t, size_t, const std::string&)> progress;
 };
@@ -57,7 +64,8 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
 // the trimmed mean wall time of the step.
 struct Reference {
   int64_t peak = 0;
-  double time = 0;
+  double time = 0;       // trimmed mean over the runs, seconds
+  double best_time = 0;  // the fastest run: the least disturbed by other processes on the machine
 };
 Reference measure_reference(const std::string& model_path, const std::string& inputs_path,
                             const ProfileOptions& opt = {});

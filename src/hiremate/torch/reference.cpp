@@ -20,6 +20,7 @@ namespace hiremate::torchbridge {
 
 Reference measure_reference(const std::string& model_path, const std::string& inputs_path, const ProfileOptions& opt) {
   if (opt.threads > 0) at::set_num_threads(opt.threads);
+  at::globalContext().setFlushDenormal(opt.flush_denormal);
   auto inputs = load_inputs(inputs_path);
   auto module = load_module(model_path);
   c10::Device device = input_device(inputs);
@@ -52,7 +53,7 @@ Reference measure_reference(const std::string& model_path, const std::string& in
     if (cuda) torch::cuda::synchronize();
     int64_t c0 = counter.current();
     counter.reset_peak();
-    auto t0 = std::chrono::steady_clock::now();
+    double t0 = clock_seconds(opt.cpu_time && !cuda);
     {
       c10::IValue out = module.forward(inputs);
       at::Tensor loss = out.isTuple() ? out.toTupleRef().elements()[0].toTensor() : out.toTensor();
@@ -60,13 +61,14 @@ Reference measure_reference(const std::string& model_path, const std::string& in
       loss.backward();
     }
     if (cuda) torch::cuda::synchronize();
-    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double t = clock_seconds(opt.cpu_time && !cuda) - t0;
     if (r >= opt.warmup) {
       times.push_back(t);
       ref.peak = std::max(ref.peak, counter.peak() - c0);
     }
   }
   ref.time = trimmed_mean(times);
+  ref.best_time = *std::min_element(times.begin(), times.end());
   return ref;
 }
 
