@@ -86,8 +86,8 @@ std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c1
   if (Node* cf = find_control_flow(graph->block())) {
     std::ostringstream where;
     where << *cf;
-    throw BadInput(origin + ": the model has control flow (" + std::string(cf->kind().toQualString()) +
-                   ": " + where.str().substr(0, 120) +
+    std::string line = where.str().substr(0, where.str().find('\n'));
+    throw BadInput(origin + ": the model has control flow (" + line.substr(0, 160) +
                    "); hiremate needs a straight-line graph: trace the model with torch.jit.trace "
                    "instead of scripting it");
   }
