@@ -35,20 +35,17 @@ TEST_P(PeakAgreement, KeepAllPeakWithinOnePercentOfPlainPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Models, PeakAgreement,
                          ::testing::Values("mlp", "gpt2_small", "resnet_small", "gpt2", "resnet", "inplace", "tied",
-                                           "dropout", "non_tensor_output"));
+                                           "dropout", "multi_output", "non_tensor_output"));
 
-// Gradients of several views of one storage (split's q, k, v; chunk's halves) arrive one by one in
-// PyTorch, but the graph has one gradient node per storage, produced whole by the first backward
-// that writes it: the graph over-estimates, never under-estimates.
-class ViewGradients : public ::testing::TestWithParam<std::string> {};
-TEST_P(ViewGradients, PeakIsAnUpperBound) {
-  const std::string name = GetParam();
-  int64_t sim = activation_peak(profiled(name).graph);
-  int64_t ref = reference(name).peak;
-  EXPECT_GE(sim, ref) << name;
-  EXPECT_LE(relative(double(sim), double(ref)), 0.35) << name << ": graph " << sim << " B, PyTorch " << ref << " B";
+// q @ k^T and att @ v on transposed views: the gradient reaching the transposed view arrives
+// contiguous in isolation but in the reader's layout in PyTorch, and the backward's copy for the
+// batched matmul is measured as overhead that PyTorch does not pay here. The graph over-estimates.
+TEST(ViewGradients, PeakIsAnUpperBoundWithin15Percent) {
+  int64_t sim = activation_peak(profiled("views").graph);
+  int64_t ref = reference("views").peak;
+  EXPECT_GE(sim, ref);
+  EXPECT_LE(relative(double(sim), double(ref)), 0.15) << "graph " << sim << " B, PyTorch " << ref << " B";
 }
-INSTANTIATE_TEST_SUITE_P(Models, ViewGradients, ::testing::Values("views", "multi_output"));
 
 // Times: the machine is shared with other builds, so a measurement is retried (up to 3 times)
 // before the sum of node times is declared off by more than 25 %.

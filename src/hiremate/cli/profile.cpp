@@ -78,12 +78,8 @@ Runner add_profile(CLI::App& app) {
     if (!a->out.empty()) {
       std::string text = graph_to_json(g);  // one node per line; the profile goes before the last brace
       nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-      size_t k = 0;
-      for (const auto& c : g.compute)
-        if (c.kind == ComputeKind::Forward) {
-          const auto& info = pm.info.at(k++);
-          nodes.push_back({{"name", c.name}, {"ops", info.ops}, {"shapes", info.shapes}, {"signature", info.signature}});
-        }
+      for (const auto& info : pm.info)
+        nodes.push_back({{"name", info.node}, {"ops", info.ops}, {"shapes", info.shapes}, {"signature", info.signature}});
       nlohmann::ordered_json profile = {{"model", a->model},
                       {"inputs", a->inputs},
                       {"parameter_bytes", pm.parameter_bytes},

@@ -93,6 +93,8 @@ void add_unique(std::vector<NodeId>& v, NodeId x) {
   if (x != kNone && std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
 }
 
+std::string node_name(size_t i, const Group& grp) { return std::to_string(i) + "." + grp.ops.substr(0, grp.ops.find('+')); }
+
 // The K-graph: per group a forward, its data, phantoms when autograd keeps extra bytes, and when
 // a gradient reaches it a grad node and a backward; one loss node; model inputs as sources.
 Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const std::string& name) {
@@ -117,34 +119,65 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
   }
   // A gradient's bytes: per export, the largest gradient a reader's backward gives it (measured:
   // the gradient of a sum is an expanded scalar), summed over the exports; the loss's is its size.
+  std::map<const torch::jit::Value*, int64_t> per_export;
+  for (size_t i = 0; i < n; ++i)
+    for (size_t k = 0; k < cap.groups[i].inputs.size(); ++k)
+      if (need[i] && k < m[i].input_grad_bytes.size()) {
+        auto& b = per_export[cap.groups[i].inputs[k]];
+        b = std::max(b, m[i].input_grad_bytes[k]);
+      }
+  per_export[cap.loss] = tensor_bytes(cap.values.at(cap.loss));
   std::vector<int64_t> grad_bytes(n, 0);
-  {
-    std::map<const torch::jit::Value*, int64_t> per_export;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t k = 0; k < cap.groups[i].inputs.size(); ++k)
-        if (need[i] && k < m[i].input_grad_bytes.size()) {
-          auto& b = per_export[cap.groups[i].inputs[k]];
-          b = std::max(b, m[i].input_grad_bytes[k]);
-        }
-    per_export[cap.loss] = tensor_bytes(cap.values.at(cap.loss));
-    for (size_t i = 0; i < n; ++i)
-      for (const auto* v : cap.groups[i].exports) grad_bytes[i] += per_export[v];
+  for (size_t i = 0; i < n; ++i)
+    for (const auto* v : cap.groups[i].exports) grad_bytes[i] += per_export[v];
+
+  // Several views of one storage read by other nodes (split's q, k, v): PyTorch keeps their
+  // gradients apart until the split's backward joins them, so each gets a free view node with its
+  // own gradient, whose backward (time 0: the join is measured in the owner's) writes the owner's.
+  struct View {
+    NodeId data = kNone, grad = kNone, fwd = kNone;
+  };
+  std::map<const torch::jit::Value*, View> views;
+  std::vector<std::vector<const torch::jit::Value*>> view_exports(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!need[i]) continue;
+    for (const auto* v : cap.groups[i].exports)
+      if (v != cap.loss && cap.requires_grad.at(v) && per_export[v] > 0) view_exports[i].push_back(v);
+    if (view_exports[i].size() < 2) view_exports[i].clear();
   }
+
   auto owner_data = [&](int o) { return o >= 0 ? data[o] : source_data[-1 - o]; };
   for (size_t i = 0; i < n; ++i) {
     const Group& grp = cap.groups[i];
-    names[i] = std::to_string(i) + "." + grp.ops.substr(0, grp.ops.find('+'));
+    names[i] = node_name(i, grp);
     data[i] = g.add_data(names[i], DataKind::Data, m[i].data_bytes);
     if (need[i] && m[i].phantom_bytes > 0) phantoms[i] = g.add_data(names[i] + ".phantoms", DataKind::Phantoms, m[i].phantom_bytes);
     if (need[i]) grad[i] = g.add_data(names[i] + ".grad", DataKind::Grad, grad_bytes[i]);
     std::vector<NodeId> deps, outs{data[i]};
-    for (int o : grp.input_owner) add_unique(deps, owner_data(o));
+    for (size_t k = 0; k < grp.inputs.size(); ++k) {
+      auto it = views.find(grp.inputs[k]);
+      if (it != views.end()) add_unique(deps, it->second.data);
+      add_unique(deps, owner_data(grp.input_owner[k]));  // the storage stays alive while a view is read
+    }
     if (phantoms[i] != kNone) outs.push_back(phantoms[i]);
     fwd[i] = g.add_compute(names[i], ComputeKind::Forward, m[i].fwd_time, m[i].fwd_overhead, deps, outs);
+    for (size_t k = 0; k < view_exports[i].size(); ++k) {
+      View v;
+      std::string vname = names[i] + ".view" + std::to_string(k);
+      v.data = g.add_data(vname, DataKind::Data, 0);
+      v.grad = g.add_data(vname + ".grad", DataKind::Grad, per_export[view_exports[i][k]]);
+      v.fwd = g.add_compute(vname, ComputeKind::Forward, 0, 0, {data[i]}, {v.data});
+      views[view_exports[i][k]] = v;
+    }
   }
   g.add_compute("loss", ComputeKind::Loss, 0, 0, {data[cap.loss_group]}, {grad[cap.loss_group]});
   for (size_t i = n; i-- > 0;) {
     if (!need[i]) continue;
+    for (size_t k = view_exports[i].size(); k-- > 0;) {
+      const View& v = views.at(view_exports[i][k]);
+      NodeId b = g.add_compute(g.data[v.data].name + ".bwd", ComputeKind::Backward, 0, 0, {v.grad}, {grad[i]}, {v.data});
+      g.set_pair(v.fwd, b);
+    }
     const Group& grp = cap.groups[i];
     std::vector<NodeId> deps{grad[i]}, fake, outs;
     add_unique(deps, phantoms[i]);
@@ -156,10 +189,14 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
     if (!m[i].output_saved) fake.push_back(data[i]);
     for (size_t k = 0; k < grp.inputs.size(); ++k) {
       int o = grp.input_owner[k];
-      if (o >= 0 && need[o] && cap.requires_grad.at(grp.inputs[k])) add_unique(outs, grad[o]);
+      if (o < 0 || !need[o] || !cap.requires_grad.at(grp.inputs[k])) continue;
+      auto it = views.find(grp.inputs[k]);
+      add_unique(outs, it != views.end() ? it->second.grad : grad[o]);
     }
-    NodeId b = g.add_compute(names[i] + ".bwd", ComputeKind::Backward, m[i].bwd_time, m[i].bwd_overhead, deps, outs,
-                             fake);
+    // Measured from the views' gradients, the backward's overhead includes joining them: here the
+    // view nodes' backwards write the joined gradient, so it is resident already.
+    int64_t overhead = std::max<int64_t>(0, m[i].bwd_overhead - (view_exports[i].empty() ? 0 : grad_bytes[i]));
+    NodeId b = g.add_compute(names[i] + ".bwd", ComputeKind::Backward, m[i].bwd_time, overhead, deps, outs, fake);
     g.set_pair(fwd[i], b);
   }
   g.finalize();
@@ -211,7 +248,10 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
 
   ProfiledModel out;
   out.graph = build_graph(*cap, m, base_name(model_path));
-  for (const auto& grp : cap->groups) out.info.push_back({grp.ops, grp.shapes, grp.signature});
+  for (size_t i = 0; i < cap->groups.size(); ++i) {
+    const Group& grp = cap->groups[i];
+    out.info.push_back({node_name(i, grp), grp.ops, grp.shapes, grp.signature});
+  }
   out.torchscript_nodes = cap->torchscript_nodes;
   out.signatures = distinct;
   out.parameter_bytes = cap->parameter_bytes;

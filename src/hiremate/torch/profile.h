@@ -36,6 +36,7 @@ struct ProfileOptions {
 
 // What the CLI prints besides the graph.
 struct NodeInfo {
+  std::string node;      // the forward compute node's name
   std::string ops;       // the TorchScript ops of the node, main op first ("aten::linear+split")
   std::string shapes;    // output shapes, e.g. "[4, 64, 384]"
   std::string signature; // nodes with equal signatures were measured once
@@ -43,7 +44,7 @@ struct NodeInfo {
 
 struct ProfiledModel {
   Graph graph;
-  std::vector<NodeInfo> info;  // per forward node, indexed like the forward compute nodes' order
+  std::vector<NodeInfo> info;  // per captured forward node (view nodes have none)
   size_t torchscript_nodes = 0;
   size_t signatures = 0;       // distinct node signatures measured
   int64_t parameter_bytes = 0; // distinct parameter storages (tied weights once)
