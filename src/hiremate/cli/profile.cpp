@@ -47,16 +47,18 @@ Runner add_profile(CLI::App& app) {
     const Graph& g = pm.graph;
     Baseline b = baseline(g);
     int64_t activation_peak = b.peak - g.source_bytes();
-    size_t forward = 0;
+    size_t forward = pm.info.size(), views = 0;  // captured nodes; view nodes are the other forwards
     double sum_time = 0;
     for (const auto& c : g.compute) {
-      forward += c.kind == ComputeKind::Forward;
+      views += c.kind == ComputeKind::Forward;
       sum_time += c.time;
     }
+    views -= forward;
     nlohmann::ordered_json s;
     s["model"] = a->model;
     s["torchscript_nodes"] = pm.torchscript_nodes;
     s["forward_nodes"] = forward;
+    s["view_nodes"] = views;
     s["compute_nodes"] = g.compute.size();
     s["data_nodes"] = g.data.size();
     s["signatures"] = pm.signatures;
@@ -95,8 +97,8 @@ Runner add_profile(CLI::App& app) {
       return 0;
     }
     fmt::print("model               {}\n", a->model);
-    fmt::print("nodes               {} forward ({} TorchScript nodes), {} compute, {} data\n", forward,
-               pm.torchscript_nodes, g.compute.size(), g.data.size());
+    fmt::print("nodes               {} forward from {} TorchScript nodes, {} view nodes; {} compute, {} data in all\n",
+               forward, pm.torchscript_nodes, views, g.compute.size(), g.data.size());
     fmt::print("distinct signatures {}\n", pm.signatures);
     fmt::print("parameters          {} ({}; outside the graph, as their gradients)\n", pm.parameter_bytes,
                format_bytes(pm.parameter_bytes));
