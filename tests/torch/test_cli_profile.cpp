@@ -32,8 +32,8 @@ TEST(TorchCli, ProfileWritesAGraphThatInfoReads) {
   std::ifstream f(out_path);
   std::stringstream text;
   text << f.rdbuf();
-  EXPECT_NE(text.str().find("\"ops\": \"linear\""), std::string::npos);
-  EXPECT_NE(text.str().find("\"shapes\": \"[64, 256]\""), std::string::npos);
+  EXPECT_NE(text.str().find("\"ops\":\"linear\""), std::string::npos);
+  EXPECT_NE(text.str().find("\"shapes\":\"[64, 256]\""), std::string::npos);
   auto [rc2, info] = run(std::string(HIREMATE_CLI) + " info " + out_path);
   EXPECT_EQ(rc2, 0) << info;
   EXPECT_NE(info.find("training graph"), std::string::npos) << info;

@@ -78,19 +78,24 @@ Runner add_profile(CLI::App& app) {
       s["best_time_error"] = ref.best_time > 0 ? (sum_time - ref.best_time) / ref.best_time : 0.0;
     }
     if (!a->out.empty()) {
-      std::string text = graph_to_json(g);  // one node per line; the profile goes before the last brace
-      nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-      for (const auto& info : pm.info)
-        nodes.push_back({{"name", info.node}, {"ops", info.ops}, {"shapes", info.shapes}, {"signature", info.signature}});
-      nlohmann::ordered_json profile = {{"model", a->model},
-                      {"inputs", a->inputs},
-                      {"parameter_bytes", pm.parameter_bytes},
-                      {"memory", "bytes of storages (views are free); parameters and their gradients excluded"},
-                      {"nodes", nodes}};
+      // graph_to_json writes one node per line; the profile goes before its last brace, alike.
+      std::string text = graph_to_json(g);
+      nlohmann::ordered_json head = {{"model", a->model},
+                                     {"inputs", a->inputs},
+                                     {"parameter_bytes", pm.parameter_bytes},
+                                     {"memory", "bytes of storages (views are free); parameters and their gradients excluded"}};
+      std::string profile = head.dump();
+      profile.pop_back();
+      profile += ",\n  \"nodes\": [";
+      for (size_t k = 0; k < pm.info.size(); ++k) {
+        const auto& info = pm.info[k];
+        nlohmann::ordered_json node = {{"name", info.node}, {"ops", info.ops}, {"shapes", info.shapes}, {"signature", info.signature}};
+        profile += (k ? ",\n    " : "\n    ") + node.dump();
+      }
+      profile += "\n  ]}";
       std::ofstream f(a->out);
       if (!f) throw BadInput(a->out + ": cannot write the graph here");
-      auto end = text.find_last_of('}');
-      f << text.substr(0, end) << ",\n\"profile\": " << profile.dump(1) << "\n}\n";
+      f << text.substr(0, text.find_last_of('}')) << ",\n  \"profile\": " << profile << "\n}\n";
     }
     if (a->json) {
       std::cout << s.dump(2) << "\n";
