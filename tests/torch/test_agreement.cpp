@@ -24,23 +24,23 @@ torchbridge::Reference reference(const std::string& name) {
                                         torchtest::test_options());
 }
 
-class PeakAgreement : public ::testing::TestWithParam<std::string> {};
+class TorchPeakAgreement : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(PeakAgreement, KeepAllPeakWithinOnePercentOfPlainPyTorch) {
+TEST_P(TorchPeakAgreement, KeepAllPeakWithinOnePercentOfPlainPyTorch) {
   const std::string name = GetParam();
   int64_t sim = activation_peak(profiled(name).graph);
   int64_t ref = reference(name).peak;
   EXPECT_LE(std::abs(relative(double(sim), double(ref))), 0.01) << name << ": graph " << sim << " B, PyTorch " << ref << " B";
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, PeakAgreement,
+INSTANTIATE_TEST_SUITE_P(Models, TorchPeakAgreement,
                          ::testing::Values("mlp", "gpt2_small", "resnet_small", "gpt2", "resnet", "inplace", "tied",
                                            "dropout", "multi_output", "non_tensor_output"));
 
 // q @ k^T and att @ v on transposed views: the gradient reaching the transposed view arrives
 // contiguous in isolation but in the reader's layout in PyTorch, and the backward's copy for the
 // batched matmul is measured as overhead that PyTorch does not pay here. The graph over-estimates.
-TEST(ViewGradients, PeakIsAnUpperBoundWithin15Percent) {
+TEST(TorchViewGradients, PeakIsAnUpperBoundWithin15Percent) {
   int64_t sim = activation_peak(profiled("views").graph);
   int64_t ref = reference("views").peak;
   EXPECT_GE(sim, ref);
@@ -49,8 +49,8 @@ TEST(ViewGradients, PeakIsAnUpperBoundWithin15Percent) {
 
 // Times: the machine is shared with other builds, so a measurement is retried (up to 3 times)
 // before the sum of node times is declared off by more than 25 %.
-class TimeAgreement : public ::testing::TestWithParam<std::string> {};
-TEST_P(TimeAgreement, SumOfNodeTimesWithin25PercentOfTheStep) {
+class TorchTimeAgreement : public ::testing::TestWithParam<std::string> {};
+TEST_P(TorchTimeAgreement, SumOfNodeTimesWithin25PercentOfTheStep) {
   const std::string name = GetParam();
   double best = 1e9;
   for (int attempt = 0; attempt < 3 && best > 0.25; ++attempt) {
@@ -65,7 +65,7 @@ TEST_P(TimeAgreement, SumOfNodeTimesWithin25PercentOfTheStep) {
   }
   EXPECT_LE(best, 0.25) << name;
 }
-INSTANTIATE_TEST_SUITE_P(Models, TimeAgreement, ::testing::Values("gpt2", "resnet"));
+INSTANTIATE_TEST_SUITE_P(Models, TorchTimeAgreement, ::testing::Values("gpt2", "resnet"));
 
 }  // namespace
 }  // namespace hiremate
