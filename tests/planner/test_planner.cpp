@@ -60,6 +60,10 @@ TEST(Planner, CloseToTheFlatOptimumOnATwoLayerTransformer) {
   expect_close_to_flat(generate::transformer(hiremate::testing::small_transformer(2)), 1.0);
 }
 
+TEST(Planner, CloseToTheFlatOptimumOnASmallEncoderDecoder) {
+  expect_close_to_flat(generate::encoder_decoder(hiremate::testing::small_transformer(1)), 1.0);
+}
+
 TEST(Planner, IdenticalLayersCostTheSameSolves) {
   // From 8 layers on, bottom_to_top makes the same classes whatever the depth: one representative
   // per class is solved, so the solves below the top must not grow with the layers.

@@ -29,5 +29,6 @@ Runner add_simulate(CLI::App& app);
 Runner add_solve(CLI::App& app);
 Runner add_partition(CLI::App& app);
 Runner add_generate(CLI::App& app);
+Runner add_profile(CLI::App& app);
 
 }  // namespace hiremate::cli

@@ -56,7 +56,7 @@ static void read_compute(Graph& g, const JsonAt& node) {
 
 Graph parse_own_json(const json& j, const std::string& origin) {
   JsonAt root(j, origin);
-  root.expect_keys({"format", "version", "name", "time_unit", "data", "compute", "order"});
+  root.expect_keys({"format", "version", "name", "time_unit", "data", "compute", "order", "profile"});
   JsonAt format = root["format"];
   if (format.string() != "hiremate-graph")
     format.fail(fmt::format("format '{}' is not \"hiremate-graph\"", format.string()));
