@@ -202,6 +202,9 @@ struct Planner {
   }
 
   Plan top(int64_t budget) {
+    const double top_limit = popt.top_time_limit > 0 ? std::min(popt.top_time_limit, left()) : left();
+    const auto top_start = Clock::now();
+    auto top_left = [&] { return top_limit - since(top_start); };
     Plan best;
     best.status = PlanStatus::Infeasible;
     double best_time = 0;
@@ -222,6 +225,19 @@ struct Planner {
       best_time = r.time;
       rep.winner = who;
     };
+    // The fast ones first, so that the slow ones cannot starve them: keep-all, Rotor, TW-Remat
+    // (a tenth of the top's time at most), then the H-ILP per partitioning and the flat MILP.
+    offer(keep_all_schedule(g), "autograd", std::nullopt);
+    if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
+      Plan rp = rotor::RotorSolver().solve(g, budget, opt);
+      if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
+    }
+    if (popt.twremat_at_top) {
+      SolveOptions o = opt;
+      o.time_limit = std::max(1.0, 0.1 * top_left());
+      Plan tw = TwRematSolver().solve(g, budget, o);
+      if (tw.has_schedule) offer(std::move(tw.schedule), "twremat", std::nullopt);
+    }
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
     const bool flat = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
@@ -229,30 +245,18 @@ struct Planner {
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
       hilp::HGraph hg = hilp::build_hgraph(g, parts(tree.root, p, id, id, budget));
-      double limit = std::max(0.5, left() / static_cast<double>(top_solves - i));
+      double limit = std::max(0.5, top_left() / static_cast<double>(top_solves - i));
       hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
       std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
       if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
       else notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
     }
-    Schedule keep = keep_all_schedule(g);
-    offer(keep, "autograd", std::nullopt);
-    if (flat && left() > 0.5) {
+    if (flat && top_left() > 0.5) {
       SolveOptions o = opt;
-      o.time_limit = left();
+      o.time_limit = top_left();
       Plan cm = CheckmateSolver().solve(g, budget, o);
       if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
-    }
-    if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
-      Plan rp = rotor::RotorSolver().solve(g, budget, opt);
-      if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
-    }
-    if (popt.twremat_at_top) {
-      SolveOptions o = opt;
-      o.time_limit = std::max(1.0, std::min(10.0, left()));
-      Plan tw = TwRematSolver().solve(g, budget, o);
-      if (tw.has_schedule) offer(std::move(tw.schedule), "twremat", std::nullopt);
     }
     if (!best.has_schedule) {
       best.note = fmt::format("no plan fits {} bytes{}", budget, notes.empty() ? "" : ": ");

@@ -29,6 +29,7 @@ struct PlannerOptions {
   int max_saves = 12;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
+  double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
   // Graphs of at most this many compute nodes also get the flat exact solver (checkmate) at the top,
   // with an equal share of the top's time; 0: never.
