@@ -54,6 +54,7 @@ void set_parameters(Cbc_Model* m, const Options& o) {
   if (n > 1) Cbc_setParameter(m, "threads", std::to_string(o.deterministic ? 100 + n : n).c_str());
   Cbc_setParameter(m, "ratioGap", fmt::format("{}", o.relative_gap).c_str());
   Cbc_setParameter(m, "allowableGap", fmt::format("{}", o.absolute_gap).c_str());
+  for (const auto& [name, value] : o.cbc_parameters) Cbc_setParameter(m, name.c_str(), value.c_str());
 }
 
 void set_start(Cbc_Model* m, const Model& model) {

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hiremate/milp/model.h"
@@ -34,6 +35,8 @@ struct Options {
   double absolute_gap = 0;
   // CBC's log (level 1: progress lines, cut and heuristic statistics) on stderr.
   bool log = false;
+  // Further CBC parameters as (name, value), set after the ones above (e.g. {"preprocess", "off"}).
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 enum class Status {

@@ -83,6 +83,18 @@ TEST(Checkmate, SkipConnectionsEqualBruteForce) {
       dag({{3, 2, {}}, {1, 1, {0}}, {4, 3, {1}}, {1, 1, {2}}, {2, 1, {3}}, {1, 1, {0, 2, 4}}}));
 }
 
+// Wide fan-out and long-lived values: the usefulness, free-once and knapsack rows (and the frees they
+// remove) must leave the optimum of the fixed-order model unchanged at every budget.
+TEST(Checkmate, FanOutEqualsBruteForce) {
+  expect_optimal_equals_brute_force(
+      dag({{4, 3, {}}, {2, 1, {0}}, {3, 2, {0}}, {1, 4, {1, 2}}, {5, 1, {0, 3}}, {2, 2, {1, 2, 4}}}));
+}
+
+TEST(Checkmate, TwoSourcesAndZeroCostNodesEqualBruteForce) {
+  expect_optimal_equals_brute_force(
+      dag({{3, 0, {}}, {2, 5, {}}, {4, 1, {0}}, {1, 0, {1, 2}}, {3, 2, {0, 1}}, {2, 1, {3, 4}}}));
+}
+
 TEST(Checkmate, BelowTheFloorIsInfeasibleWithTheSmallestBudget) {
   Graph g = hiremate::testing::diamond();
   CheckmateSolver solver;

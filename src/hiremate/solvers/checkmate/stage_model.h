@@ -26,6 +26,8 @@ struct StageModel {
   std::optional<Assignment> fallback;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
+  // CBC parameters that suit this model (name, value), set after the driver's own.
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 // Generic DAGs in the fixed order (checkmate_dag.cpp).
