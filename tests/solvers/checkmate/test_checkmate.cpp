@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "hiremate/common/error.h"
+#include "hiremate/milp/solve.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/checkmate/stage_model.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -93,6 +95,33 @@ TEST(Checkmate, FanOutEqualsBruteForce) {
 TEST(Checkmate, TwoSourcesAndZeroCostNodesEqualBruteForce) {
   expect_optimal_equals_brute_force(
       dag({{3, 0, {}}, {2, 5, {}}, {4, 1, {0}}, {1, 0, {1, 2}}, {3, 2, {0, 1}}, {2, 1, {3, 4}}}));
+}
+
+// The relaxation that large models solve first for a bound: its optimum never exceeds the model's,
+// and where its plan fits the budget it is the model's optimum.
+TEST(Checkmate, RelaxationBoundsTheOptimum) {
+  for (const Graph& g : {dag({{4, 3, {}}, {2, 1, {0}}, {3, 2, {0}}, {1, 4, {1, 2}}, {5, 1, {0, 3}}, {2, 2, {1, 2, 4}}}),
+                         dag({{3, 2, {}}, {1, 1, {0}}, {4, 3, {1}}, {1, 1, {2}}, {2, 1, {3}}, {1, 1, {0, 2, 4}}})}) {
+    Baseline base = baseline(g);
+    for (int64_t budget = checkmate_min_budget(g); budget <= base.peak; ++budget) {
+      checkmate::StageModel m = checkmate::build_dag_model(g, budget, /*with_relaxation=*/true);
+      ASSERT_TRUE(m.relaxation.has_value());
+      milp::Options o;
+      o.relative_gap = 0;
+      milp::Result full = milp::solve(m.model, o), relaxed = milp::solve(*m.relaxation, o);
+      double expected = brute_force(g, budget);
+      if (expected == std::numeric_limits<double>::infinity()) {
+        EXPECT_EQ(full.status, milp::Status::Infeasible) << "budget " << budget;
+        continue;
+      }
+      ASSERT_EQ(full.status, milp::Status::Optimal) << "budget " << budget;
+      ASSERT_EQ(relaxed.status, milp::Status::Optimal) << "budget " << budget;
+      EXPECT_DOUBLE_EQ(full.objective, expected) << "budget " << budget;
+      EXPECT_LE(relaxed.objective, expected + 1e-9) << "budget " << budget;
+      SimResult r = simulate(g, insert_frees(g, m.decode_relaxation(relaxed.solution)));
+      if (r.valid && r.peak <= budget) EXPECT_DOUBLE_EQ(r.time, expected) << "budget " << budget;
+    }
+  }
 }
 
 TEST(Checkmate, BelowTheFloorIsInfeasibleWithTheSmallestBudget) {

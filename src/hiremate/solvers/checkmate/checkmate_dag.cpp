@@ -19,6 +19,8 @@ namespace hiremate::checkmate {
 namespace {
 
 constexpr milp::Var kAbsent = -1;  // a variable fixed to 0 by pre-fixing, never created
+// Models with more nonzeros than this also get the relaxation (StageModel::relaxation).
+constexpr size_t kRelaxationAbove = 1'000'000;
 
 // Positions (in graph.order) and per-position data of a generic DAG.
 struct Dag {
@@ -79,7 +81,11 @@ struct DagModel {
 
   milp::Var s(int t, int i) const { return t < dag.n && i < t ? S[t][i] : kAbsent; }
 
-  DagModel(const Dag& d, int64_t capacity) : dag(d), cap(capacity) {
+  // The relaxation: no FREE and U, memory only by the knapsack rows (while node t runs), so a
+  // subset of the rows on a subset of the variables: its optimum is a lower bound.
+  bool relaxed = false;
+
+  DagModel(const Dag& d, int64_t capacity, bool relax = false) : dag(d), cap(capacity), relaxed(relax) {
     const int n = dag.n;
     R.resize(n);
     S.resize(n);
@@ -125,8 +131,12 @@ struct DagModel {
         model.add_row(row, -inf, 0);
       }
     }
-    // FREE[t,(i,k)] = R[t,k] and not S[t+1,i] and no later user j of i computed in this stage.
-    for (int k = 0; k <= t; ++k) {
+    // FREE[t,(i,k)] = R[t,k] and not S[t+1,i] and no later user j of i computed in this stage: only
+    // its upper bounds are rows. Freeing never adds memory, so in every integer solution FREE can
+    // take the product's value, and the R and S that fit the budget are the same without the
+    // product's covering row (measured on rl1-n100 at 80 %: 70961 rows instead of 81288, optimal in
+    // 10.8 s instead of 16.6 s).
+    for (int k = 0; k <= t && !relaxed; ++k) {
       if (R[t][k] == kAbsent) continue;
       if (k == t) continue;  // frees after the stage's last op affect no memory row of the stage
       std::vector<int> candidates = dag.pred[k];
@@ -136,17 +146,9 @@ struct DagModel {
         milp::Var f = model.add_var(milp::VarType::Binary, 0, 1, 0);
         frees[t][k].push_back({i, f});
         model.add_row({{f, 1}, {R[t][k], -1}}, -inf, 0);
-        std::vector<Term> cover{{f, 1}, {R[t][k], -1}};
-        if (s(t + 1, i) != kAbsent) {
-          model.add_row({{f, 1}, {s(t + 1, i), 1}}, -inf, 1);
-          cover.push_back({s(t + 1, i), 1});
-        }
+        if (s(t + 1, i) != kAbsent) model.add_row({{f, 1}, {s(t + 1, i), 1}}, -inf, 1);
         for (int j : dag.users[i])
-          if (j > k && j <= t && R[t][j] != kAbsent) {
-            model.add_row({{f, 1}, {R[t][j], 1}}, -inf, 1);
-            cover.push_back({R[t][j], 1});
-          }
-        model.add_row(cover, 0, inf);
+          if (j > k && j <= t && R[t][j] != kAbsent) model.add_row({{f, 1}, {R[t][j], 1}}, -inf, 1);
       }
     }
     {
@@ -192,6 +194,7 @@ struct DagModel {
       if (!row.empty()) model.add_row(row, -inf, static_cast<double>(cap - fixed));
     }
     // Memory while each op of the stage runs, by recurrence, and the peak constraint.
+    if (relaxed) return;
     int prev = -1;
     for (int k = 0; k <= t; ++k) {
       if (R[t][k] == kAbsent) continue;
@@ -233,7 +236,7 @@ struct DagModel {
         if (R[t][k] == kAbsent) continue;
         u += r[t][k] ? dag.mem[k] : 0;
         if (u + (r[t][k] ? dag.overhead[k] : 0) > cap) return std::nullopt;
-        values.push_back({U[t][k], static_cast<double>(u)});
+        if (!relaxed) values.push_back({U[t][k], static_cast<double>(u)});
         for (const Free& f : frees[t][k]) {
           bool on = r[t][k] && !S1(t + 1, f.i);
           for (int j : dag.users[f.i])
@@ -310,9 +313,10 @@ struct DagModel {
 
 }  // namespace
 
-StageModel build_dag_model(const Graph& g, int64_t budget) {
+StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation) {
   auto dag = std::make_shared<Dag>(g);
-  auto m = std::make_shared<DagModel>(*dag, (budget - dag->sources) / dag->unit);
+  const int64_t cap = (budget - dag->sources) / dag->unit;
+  auto m = std::make_shared<DagModel>(*dag, cap);
   StageModel out;
   out.start = m->keep_all_start();
   if (!out.start) {
@@ -336,6 +340,20 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
         if (m->R[t][k] != kAbsent && x[m->R[t][k]] > 0.5) ops.push_back(Op::compute(order[k]));
     return ops;
   };
+  // Measured (2 threads, loaded machine): rl2-n250 (2.4M nonzeros) and resnet50-b256-train (2.6M)
+  // did not finish the root LP in 120 s; the relaxation (no FREE, no U: 0.8M nonzeros on rl2) had a
+  // bound of 2.09 % at 80 % in 60 s. On rl1-n100 at 80 % its optimum is 1.55 % (the model's: 2.30 %).
+  if (with_relaxation || m->model.num_nonzeros() > kRelaxationAbove) {
+    auto r = std::make_shared<DagModel>(*dag, cap, /*relax=*/true);
+    out.decode_relaxation = [dag, r, order = g.order](const std::vector<double>& x) {
+      std::vector<Op> ops;
+      for (int t = 0; t < dag->n; ++t)
+        for (int k = 0; k <= t; ++k)
+          if (r->R[t][k] != kAbsent && x[r->R[t][k]] > 0.5) ops.push_back(Op::compute(order[k]));
+      return ops;
+    };
+    out.relaxation = std::move(r->model);
+  }
   out.model = std::move(m->model);
   return out;
 }

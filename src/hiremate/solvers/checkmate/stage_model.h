@@ -26,12 +26,19 @@ struct StageModel {
   std::optional<Assignment> fallback;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
+  // For models too large for CBC to get through the root in usual time limits: a relaxation (same
+  // objective, a subset of the rows, fewer variables) whose optimum is a lower bound on the
+  // model's, solved first for a bound; a solution of it that the simulator accepts under the budget
+  // is a plan, and an optimal one is optimal for the model too.
+  std::optional<milp::Model> relaxation;
+  std::function<std::vector<Op>(const std::vector<double>& solution)> decode_relaxation;
   // CBC parameters that suit this model (name, value), set after the driver's own.
   std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 // Generic DAGs in the fixed order (checkmate_dag.cpp).
-StageModel build_dag_model(const Graph& g, int64_t budget);
+// `with_relaxation`: build StageModel::relaxation also when the model is small (for tests).
+StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation = false);
 // Training graphs (checkmate_training.cpp).
 // `save_budget`: the most bytes resident right after the loss, if any.
 StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget);
