@@ -216,7 +216,9 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   auto deadline = std::chrono::steady_clock::time_point::max();
   if (options.time_limit < kInf)
     deadline = std::chrono::steady_clock::now() +
-               std::chrono::milliseconds(static_cast<int64_t>((options.time_limit * 1.1 + 2) * 1000));
+               std::chrono::milliseconds(static_cast<int64_t>(
+                   (options.time_limit + (options.grace_seconds >= 0 ? options.grace_seconds
+                                                                     : options.time_limit * 0.1 + 2)) * 1000));
   int tag = -1;
   Result r;
   bool complete = read_all(fds[0], &tag, sizeof tag, deadline);
