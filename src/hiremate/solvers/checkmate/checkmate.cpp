@@ -116,7 +116,8 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   };
   // Large models: the relaxation first, for a bound that the model itself may not reach in time.
   std::optional<double> relaxation_bound;
-  std::optional<std::pair<Schedule, double>> relaxation_plan;
+  std::optional<std::pair<Schedule, double>> other_plan;  // the relaxation's or the heuristic's
+  if (!m.heuristic_plan.empty()) other_plan = checked(m.heuristic_plan);
   if (m.relaxation) {
     auto t0 = std::chrono::steady_clock::now();
     milp::Options ro = mo;
@@ -131,15 +132,17 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     if (rr.status == milp::Status::Infeasible) return infeasible();
     if ((milp::has_solution(rr.status) || rr.status == milp::Status::TimeLimitNoSolution) && std::isfinite(rr.bound))
       relaxation_bound = rr.bound;
-    if (milp::has_solution(rr.status)) relaxation_plan = checked(m.decode_relaxation(rr.solution));
+    if (milp::has_solution(rr.status))
+      if (auto c = checked(m.decode_relaxation(rr.solution)); c && (!other_plan || c->second <= other_plan->second))
+        other_plan = std::move(c);
     if (opt.verbose)
       std::cerr << fmt::format("checkmate: relaxation ({} variables, {} rows): {}, bound {}, {} in {:.1f} s\n",
                                m.relaxation->num_vars(), m.relaxation->num_rows(), milp::to_string(rr.status),
                                relaxation_bound ? fmt::format("{}", *relaxation_bound) : "none",
-                               relaxation_plan ? "its plan fits" : "no plan that fits", rr.seconds);
-    if (rr.status == milp::Status::Optimal && relaxation_plan && relaxation_plan->second <= rr.objective) {
+                               other_plan ? "a plan that fits" : "no plan that fits", rr.seconds);
+    if (rr.status == milp::Status::Optimal && other_plan && other_plan->second <= rr.objective) {
       plan.status = PlanStatus::Optimal;
-      plan.schedule = std::move(relaxation_plan->first);
+      plan.schedule = std::move(other_plan->first);
       plan.has_schedule = true;
       plan.bound = rr.objective;
       plan.note = "a plan whose time equals the relaxation's optimum";
@@ -182,10 +185,10 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     plan.bound = bound_with(res.bound);
     plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
     auto tw = twremat_schedule(g, budget, opt);
-    if (relaxation_plan && (!tw || relaxation_plan->second < tw->second)) {
-      plan.schedule = std::move(relaxation_plan->first);
+    if (other_plan && (!tw || other_plan->second < tw->second)) {
+      plan.schedule = std::move(other_plan->first);
       plan.has_schedule = true;
-      plan.note += "; returning the relaxation's plan";
+      plan.note += "; returning the relaxation's or the heuristic's plan";
     } else if (tw) {
       plan.schedule = std::move(tw->first);
       plan.has_schedule = true;
@@ -204,10 +207,10 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   plan.has_schedule = true;
   plan.bound = bound_with(res.bound);
   double time = sim.time;
-  if (relaxation_plan && relaxation_plan->second < time) {
-    plan.schedule = std::move(relaxation_plan->first);
-    time = relaxation_plan->second;
-    res.note += std::string(res.note.empty() ? "" : "; ") + "the relaxation's plan was faster and is returned";
+  if (other_plan && other_plan->second < time) {
+    plan.schedule = std::move(other_plan->first);
+    time = other_plan->second;
+    res.note += std::string(res.note.empty() ? "" : "; ") + "the relaxation's or the heuristic's plan was faster and is returned";
   }
   if (res.status == milp::Status::Optimal) {
     plan.status = PlanStatus::Optimal;

@@ -324,6 +324,12 @@ StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation)
       std::vector<int> positions;
       for (const Op& op : *greedy) positions.push_back(dag->pos[op.node]);
       out.fallback = m->start_from(positions);
+      // The greedy computes in its own order within a stage; the model's stages run in graph order,
+      // where the same computations can need more memory. The sequence itself is still a plan.
+      if (!out.fallback) {
+        out.heuristic_plan.clear();
+        for (const Op& op : *greedy) out.heuristic_plan.push_back(op);
+      }
     }
     if (!out.fallback) out.fallback = m->recompute_start();
   }

@@ -24,6 +24,9 @@ struct StageModel {
   // given to CBC: measured on fcn8 at 90 %, such a start sent CBC 2.10 down a path that had not
   // proven optimality after 90 s, against 14 s without it.
   std::optional<Assignment> fallback;
+  // A heuristic compute sequence that the model cannot represent (empty if none): the driver
+  // simulates it and returns it if nothing better is found.
+  std::vector<Op> heuristic_plan;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
   // For models too large for CBC to get through the root in usual time limits: a relaxation (same
