@@ -16,7 +16,7 @@
 
 namespace hiremate {
 
-// The share of the time limit that the relaxation (StageModel::relaxation) gets, where there is one.
+// The share of the time limit that the lazy relaxation (StageModel::lazy) gets, where there is one.
 constexpr double kRelaxationShare = 0.5;
 
 std::optional<std::string> CheckmateSolver::unsupported(const Graph&) const { return std::nullopt; }
@@ -114,38 +114,34 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     if (!r.valid || r.peak > budget || (opt.save_budget && r.bytes_at_loss > *opt.save_budget)) return std::nullopt;
     return std::make_pair(std::move(s), r.time);
   };
-  // Large models: the relaxation first, for a bound that the model itself may not reach in time.
+  // The lazy relaxation first: often optimal in a round or two; otherwise a bound that the model
+  // itself may not reach in time (its root LP did not finish in 120 s on rl2-n250).
   std::optional<double> relaxation_bound;
   std::optional<std::pair<Schedule, double>> other_plan;  // the relaxation's or the heuristic's
   if (!m.heuristic_plan.empty()) other_plan = checked(m.heuristic_plan);
-  if (m.relaxation) {
+  if (m.lazy) {
     auto t0 = std::chrono::steady_clock::now();
     milp::Options ro = mo;
-    ro.time_limit = std::max(0.1, kRelaxationShare * mo.time_limit);
     // Measured on rl2-n250 at 80 %: zero-half cuts took 22 s in one round and CBC overran its limit.
     ro.cbc_parameters.push_back({"zeroHalfCuts", "off"});
-    // A round of cuts took 25 s there and CBC overran its limit by that much: the bound is lost if
-    // the child is killed, so it gets a longer grace (the model's search gets what is left).
-    ro.grace_seconds = 0.25 * ro.time_limit + 2;
-    milp::Result rr = milp::solve(*m.relaxation, ro);
+    checkmate::LazyOutcome lo = m.lazy(std::max(0.1, kRelaxationShare * mo.time_limit), ro, opt.verbose);
     mo.time_limit = std::max(0.1, mo.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (rr.status == milp::Status::Infeasible) return infeasible();
-    if ((milp::has_solution(rr.status) || rr.status == milp::Status::TimeLimitNoSolution) && std::isfinite(rr.bound))
-      relaxation_bound = rr.bound;
-    if (milp::has_solution(rr.status))
-      if (auto c = checked(m.decode_relaxation(rr.solution)); c && (!other_plan || c->second <= other_plan->second))
-        other_plan = std::move(c);
+    if (lo.infeasible) return infeasible();
+    relaxation_bound = lo.bound;
+    for (auto& ops : lo.plans)
+      if (auto c = checked(std::move(ops)); c && (!other_plan || c->second < other_plan->second)) other_plan = std::move(c);
     if (opt.verbose)
-      std::cerr << fmt::format("checkmate: relaxation ({} variables, {} rows): {}, bound {}, {} in {:.1f} s\n",
-                               m.relaxation->num_vars(), m.relaxation->num_rows(), milp::to_string(rr.status),
+      std::cerr << fmt::format("checkmate: lazy relaxation: {} rounds, bound {}, {}\n", lo.rounds,
                                relaxation_bound ? fmt::format("{}", *relaxation_bound) : "none",
-                               other_plan ? "a plan that fits" : "no plan that fits", rr.seconds);
-    if (rr.status == milp::Status::Optimal && other_plan && other_plan->second <= rr.objective) {
+                               other_plan ? fmt::format("best plan {}", other_plan->second) : "no plan that fits");
+    // A plan whose time reaches the relaxation's bound is optimal (integer times: within 1).
+    if (other_plan && relaxation_bound &&
+        other_plan->second - *relaxation_bound <= (integral ? 0.999 : 1e-9 * std::abs(other_plan->second))) {
       plan.status = PlanStatus::Optimal;
+      plan.bound = std::min(*relaxation_bound, other_plan->second);
       plan.schedule = std::move(other_plan->first);
       plan.has_schedule = true;
-      plan.bound = rr.objective;
-      plan.note = "a plan whose time equals the relaxation's optimum";
+      plan.note = fmt::format("a plan whose time equals the bound of the lazy relaxation ({} rounds)", lo.rounds);
       return plan;
     }
   }

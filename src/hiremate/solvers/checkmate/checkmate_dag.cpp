@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <utility>
 #include <numeric>
 
 #include "hiremate/common/error.h"
@@ -19,8 +20,6 @@ namespace hiremate::checkmate {
 namespace {
 
 constexpr milp::Var kAbsent = -1;  // a variable fixed to 0 by pre-fixing, never created
-// Models with more nonzeros than this also get the relaxation (StageModel::relaxation).
-constexpr size_t kRelaxationAbove = 1'000'000;
 
 // Positions (in graph.order) and per-position data of a generic DAG.
 struct Dag {
@@ -32,7 +31,9 @@ struct Dag {
   std::vector<int> last_desc;                // the largest position among descendants-or-self
   int64_t unit = 1, sources = 0;
 
-  explicit Dag(const Graph& g) : n(static_cast<int>(g.order.size())) {
+  std::vector<NodeId> order;                 // position -> compute id
+
+  explicit Dag(const Graph& g) : n(static_cast<int>(g.order.size())), order(g.order) {
     pos.assign(g.compute.size(), -1);
     for (int p = 0; p < n; ++p) pos[g.order[p]] = p;
     mem.assign(n, 0);
@@ -85,7 +86,12 @@ struct DagModel {
   // subset of the rows on a subset of the variables: its optimum is a lower bound.
   bool relaxed = false;
 
-  DagModel(const Dag& d, int64_t capacity, bool relax = false) : dag(d), cap(capacity), relaxed(relax) {
+  // With `relaxed`, the stages marked here still get their FREE and U (the lazy relaxation).
+  std::vector<char> full_stage;
+
+  DagModel(const Dag& d, int64_t capacity, bool relax = false, std::vector<char> full = {})
+      : dag(d), cap(capacity), relaxed(relax), full_stage(std::move(full)) {
+    full_stage.resize(d.n, 0);
     const int n = dag.n;
     R.resize(n);
     S.resize(n);
@@ -106,6 +112,7 @@ struct DagModel {
   }
 
   void add_stage_rows(int t) {
+    const bool relaxed = this->relaxed && !full_stage[t];
     using milp::Term;
     const double inf = milp::kInf;
     for (int k = 0; k <= t; ++k) {
@@ -235,8 +242,9 @@ struct DagModel {
       for (int k = 0; k <= t; ++k) {
         if (R[t][k] == kAbsent) continue;
         u += r[t][k] ? dag.mem[k] : 0;
-        if (u + (r[t][k] ? dag.overhead[k] : 0) > cap) return std::nullopt;
-        if (!relaxed) values.push_back({U[t][k], static_cast<double>(u)});
+        // (A relaxed stage has no memory rows beyond its knapsack row, which this implies.)
+        if (u + (r[t][k] ? dag.overhead[k] : 0) > cap && (!relaxed || full_stage[t])) return std::nullopt;
+        if (U[t][k] != kAbsent) values.push_back({U[t][k], static_cast<double>(u)});
         for (const Free& f : frees[t][k]) {
           bool on = r[t][k] && !S1(t + 1, f.i);
           for (int j : dag.users[f.i])
@@ -247,6 +255,57 @@ struct DagModel {
       }
     }
     return values;
+  }
+
+  // The stages whose memory (frees after last use, in the stage order of the model) exceeds the
+  // capacity, for R and S as given.
+  std::vector<int> stages_over(const std::vector<std::vector<char>>& r, const std::vector<std::vector<char>>& sv) const {
+    std::vector<int> over;
+    for (int t = 0; t < dag.n; ++t) {
+      int64_t u = 0;
+      for (int i = 0; i < t; ++i) u += sv[t][i] ? dag.mem[i] : 0;
+      for (int k = 0; k <= t; ++k) {
+        if (!r[t][k]) continue;
+        u += dag.mem[k];
+        if (u + dag.overhead[k] > cap) {
+          over.push_back(t);
+          break;
+        }
+        for (int i : dag.pred[k]) {
+          bool last = !(t + 1 < dag.n && sv[t + 1][i]);
+          for (int j : dag.users[i])
+            if (j > k && j <= t && r[t][j]) last = false;
+          if (last) u -= dag.mem[i];
+        }
+      }
+    }
+    return over;
+  }
+
+  // R as read from a solution, and S by the walk of start_from (resident where needed later).
+  std::pair<std::vector<std::vector<char>>, std::vector<std::vector<char>>> read(const std::vector<double>& x) const {
+    std::vector<std::vector<char>> r(dag.n), sv(dag.n);
+    for (int t = 0; t < dag.n; ++t) {
+      r[t].assign(t + 1, 0);
+      sv[t].assign(t, 0);
+      for (int k = 0; k <= t; ++k) r[t][k] = R[t][k] != kAbsent && x[R[t][k]] > 0.5;
+    }
+    std::vector<char> needed(dag.n, 0);
+    for (int t = dag.n - 1; t >= 0; --t) {
+      for (int k = t; k >= 0; --k) {
+        if (!r[t][k]) continue;
+        needed[k] = 0;
+        for (int i : dag.pred[k]) needed[i] = 1;
+      }
+      for (int i = 0; i < t; ++i) sv[t][i] = needed[i];
+    }
+    return {r, sv};
+  }
+
+  std::vector<double> full(const std::vector<std::pair<milp::Var, double>>& a) const {
+    std::vector<double> x(model.num_vars(), 0.0);
+    for (const auto& [v, value] : a) x[v] = value;
+    return x;
   }
 
   // Keep-all: each node computed once in its stage and kept while a later stage reads it.
@@ -313,7 +372,7 @@ struct DagModel {
 
 }  // namespace
 
-StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation) {
+StageModel build_dag_model(const Graph& g, int64_t budget) {
   auto dag = std::make_shared<Dag>(g);
   const int64_t cap = (budget - dag->sources) / dag->unit;
   auto m = std::make_shared<DagModel>(*dag, cap);
@@ -346,19 +405,54 @@ StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation)
         if (m->R[t][k] != kAbsent && x[m->R[t][k]] > 0.5) ops.push_back(Op::compute(order[k]));
     return ops;
   };
-  // Measured (2 threads, loaded machine): rl2-n250 (2.4M nonzeros) and resnet50-b256-train (2.6M)
-  // did not finish the root LP in 120 s; the relaxation (no FREE, no U: 0.8M nonzeros on rl2) had a
-  // bound of 2.09 % at 80 % in 60 s. On rl1-n100 at 80 % its optimum is 1.55 % (the model's: 2.30 %).
-  if (with_relaxation || m->model.num_nonzeros() > kRelaxationAbove) {
-    auto r = std::make_shared<DagModel>(*dag, cap, /*relax=*/true);
-    out.decode_relaxation = [dag, r, order = g.order](const std::vector<double>& x) {
-      std::vector<Op> ops;
-      for (int t = 0; t < dag->n; ++t)
-        for (int k = 0; k <= t; ++k)
-          if (r->R[t][k] != kAbsent && x[r->R[t][k]] > 0.5) ops.push_back(Op::compute(order[k]));
-      return ops;
+  // The lazy relaxation first (measured, 2 threads: rl1-n100 optimal in 2 rounds, 9 s at 80 % and
+  // 12 s at 90 %, one stage with memory rows; fcn8-b32-train in 1 round, 0.5 s; resnet50-b256-train
+  // in 1 round, 15 s at 90 % and 48 s at 80 %, where the full model did not finish its root LP in
+  // 120 s). What it leaves of the time goes to the full model.
+  {
+    out.lazy = [dag, cap](double seconds, const milp::Options& base, bool verbose) {
+      auto t0 = std::chrono::steady_clock::now();
+      LazyOutcome outcome;
+      std::vector<char> full(dag->n, 0);
+      for (int round = 1;; ++round) {
+        double left = seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (left < 1) break;
+        DagModel r(*dag, cap, /*relax=*/true, full);
+        milp::Options o = base;
+        o.time_limit = left;
+        o.grace_seconds = 0.25 * left + 2;
+        milp::Result res = milp::solve(r.model, o);
+        outcome.rounds = round;
+        if (res.status == milp::Status::Infeasible) {
+          outcome.infeasible = true;
+          return outcome;
+        }
+        if ((milp::has_solution(res.status) || res.status == milp::Status::TimeLimitNoSolution) &&
+            std::isfinite(res.bound) && (!outcome.bound || res.bound > *outcome.bound))
+          outcome.bound = res.bound;
+        if (!milp::has_solution(res.status)) break;
+        auto [rv, sv] = r.read(res.solution);
+        std::vector<int> over = r.stages_over(rv, sv);
+        int n_full = 0;
+        for (char f : full) n_full += f;
+        if (verbose)
+          std::cerr << fmt::format("checkmate: lazy relaxation round {} ({} of {} stages with memory rows, {} rows): {} "
+                                   "{}, bound {}, {} stages over the budget, {:.1f} s\n", round, n_full, dag->n,
+                                   r.model.num_rows(), milp::to_string(res.status), res.objective,
+                                   res.bound, over.size(), res.seconds);
+        std::vector<Op> ops;
+        for (int t = 0; t < dag->n; ++t)
+          for (int k = 0; k <= t; ++k)
+            if (rv[t][k]) ops.push_back(Op::compute(dag->order[k]));
+        outcome.plans.push_back(std::move(ops));
+        if (over.empty()) {
+          outcome.optimal = res.status == milp::Status::Optimal;
+          break;
+        }
+        for (int t : over) full[t] = 1;
+      }
+      return outcome;
     };
-    out.relaxation = std::move(r->model);
   }
   out.model = std::move(m->model);
   return out;

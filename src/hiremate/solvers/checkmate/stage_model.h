@@ -10,11 +10,20 @@
 
 #include "hiremate/graph/graph.h"
 #include "hiremate/milp/model.h"
+#include "hiremate/milp/solve.h"
 #include "hiremate/schedule/schedule.h"
 
 namespace hiremate::checkmate {
 
 using Assignment = std::vector<std::pair<milp::Var, double>>;
+
+struct LazyOutcome {
+  bool infeasible = false;      // proven: then the model is infeasible too
+  bool optimal = false;         // the last plan is optimal for the model
+  std::optional<double> bound;  // a lower bound on the model's optimum
+  std::vector<std::vector<Op>> plans;
+  int rounds = 0;
+};
 
 struct StageModel {
   milp::Model model;
@@ -29,19 +38,18 @@ struct StageModel {
   std::vector<Op> heuristic_plan;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
-  // For models too large for CBC to get through the root in usual time limits: a relaxation (same
-  // objective, a subset of the rows, fewer variables) whose optimum is a lower bound on the
-  // model's, solved first for a bound; a solution of it that the simulator accepts under the budget
-  // is a plan, and an optimal one is optimal for the model too.
-  std::optional<milp::Model> relaxation;
-  std::function<std::vector<Op>(const std::vector<double>& solution)> decode_relaxation;
+  // The lazy relaxation, solved before the model where there is one. The relaxation: the model
+  // without FREE and U (memory only by the knapsack rows), a subset of its rows, so its optimum is a
+  // lower bound; it is solved again with the memory rows of every stage whose memory its solution
+  // exceeds, until a solution fits (then it is the model's optimum when
+  // proven optimal) or the time is up. Every round's plan is returned, unchecked, and the best bound.
+  std::function<LazyOutcome(double seconds, const milp::Options& options, bool verbose)> lazy;
   // CBC parameters that suit this model (name, value), set after the driver's own.
   std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 // Generic DAGs in the fixed order (checkmate_dag.cpp).
-// `with_relaxation`: build StageModel::relaxation also when the model is small (for tests).
-StageModel build_dag_model(const Graph& g, int64_t budget, bool with_relaxation = false);
+StageModel build_dag_model(const Graph& g, int64_t budget);
 // Training graphs (checkmate_training.cpp).
 // `save_budget`: the most bytes resident right after the loss, if any.
 StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget);
