@@ -54,6 +54,7 @@ void set_parameters(Cbc_Model* m, const Options& o, double objective_scale) {
   if (n > 1) Cbc_setParameter(m, "threads", std::to_string(o.deterministic ? 100 + n : n).c_str());
   Cbc_setParameter(m, "ratioGap", fmt::format("{}", o.relative_gap).c_str());
   Cbc_setParameter(m, "allowableGap", fmt::format("{}", o.absolute_gap * objective_scale).c_str());
+  for (const auto& [name, value] : o.cbc_parameters) Cbc_setParameter(m, name.c_str(), value.c_str());
 }
 
 void set_start(Cbc_Model* m, const Model& model) {
@@ -216,7 +217,9 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   auto deadline = std::chrono::steady_clock::time_point::max();
   if (options.time_limit < kInf)
     deadline = std::chrono::steady_clock::now() +
-               std::chrono::milliseconds(static_cast<int64_t>((options.time_limit * 1.1 + 2) * 1000));
+               std::chrono::milliseconds(static_cast<int64_t>(
+                   (options.time_limit + (options.grace_seconds >= 0 ? options.grace_seconds
+                                                                     : options.time_limit * 0.1 + 2)) * 1000));
   int tag = -1;
   Result r;
   bool complete = read_all(fds[0], &tag, sizeof tag, deadline);

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hiremate/milp/model.h"
@@ -34,6 +35,11 @@ struct Options {
   double absolute_gap = 0;
   // CBC's log (level 1: progress lines, cut and heuristic statistics) on stderr.
   bool log = false;
+  // The search runs in a child process that is killed this many seconds after time_limit, since
+  // CBC checks its limit only between steps (a negative value: 10 % of time_limit plus 2 s).
+  double grace_seconds = -1;
+  // Further CBC parameters as (name, value), set after the ones above (e.g. {"preprocess", "off"}).
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 enum class Status {

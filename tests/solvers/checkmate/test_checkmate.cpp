@@ -3,7 +3,9 @@
 #include <limits>
 
 #include "hiremate/common/error.h"
+#include "hiremate/milp/solve.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/checkmate/stage_model.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -81,6 +83,53 @@ TEST(Checkmate, SkipConnectionsEqualBruteForce) {
   // 0 feeds 1 and 5; 2 feeds 3 and 5: long-lived values compete with recomputation.
   expect_optimal_equals_brute_force(
       dag({{3, 2, {}}, {1, 1, {0}}, {4, 3, {1}}, {1, 1, {2}}, {2, 1, {3}}, {1, 1, {0, 2, 4}}}));
+}
+
+// Wide fan-out and long-lived values: the usefulness, free-once and knapsack rows (and the frees they
+// remove) must leave the optimum of the fixed-order model unchanged at every budget.
+TEST(Checkmate, FanOutEqualsBruteForce) {
+  expect_optimal_equals_brute_force(
+      dag({{4, 3, {}}, {2, 1, {0}}, {3, 2, {0}}, {1, 4, {1, 2}}, {5, 1, {0, 3}}, {2, 2, {1, 2, 4}}}));
+}
+
+TEST(Checkmate, TwoSourcesAndZeroCostNodesEqualBruteForce) {
+  expect_optimal_equals_brute_force(
+      dag({{3, 0, {}}, {2, 5, {}}, {4, 1, {0}}, {1, 0, {1, 2}}, {3, 2, {0, 1}}, {2, 1, {3, 4}}}));
+}
+
+// The lazy relaxation that the driver solves first: its bound never exceeds the optimum, and when it
+// claims optimality its last plan is the optimum (the brute-force tests above go through the whole
+// driver, where it usually decides). The full model alone must reach the same optimum.
+TEST(Checkmate, LazyRelaxationBoundsTheOptimum) {
+  for (const Graph& g : {dag({{4, 3, {}}, {2, 1, {0}}, {3, 2, {0}}, {1, 4, {1, 2}}, {5, 1, {0, 3}}, {2, 2, {1, 2, 4}}}),
+                         dag({{3, 2, {}}, {1, 1, {0}}, {4, 3, {1}}, {1, 1, {2}}, {2, 1, {3}}, {1, 1, {0, 2, 4}}})}) {
+    Baseline base = baseline(g);
+    for (int64_t budget = checkmate_min_budget(g); budget <= base.peak; ++budget) {
+      checkmate::StageModel m = checkmate::build_dag_model(g, budget);
+      ASSERT_TRUE(static_cast<bool>(m.lazy));
+      milp::Options o;
+      o.relative_gap = 0;
+      checkmate::LazyOutcome lo = m.lazy(30, o, false);
+      milp::Result full = milp::solve(m.model, o);  // the model itself, with every row
+      double expected = brute_force(g, budget);
+      if (expected == std::numeric_limits<double>::infinity()) {
+        EXPECT_TRUE(lo.infeasible || !lo.optimal) << "budget " << budget;
+        EXPECT_EQ(full.status, milp::Status::Infeasible) << "budget " << budget;
+        continue;
+      }
+      ASSERT_EQ(full.status, milp::Status::Optimal) << "budget " << budget;
+      EXPECT_DOUBLE_EQ(full.objective, expected) << "budget " << budget;
+      ASSERT_FALSE(lo.infeasible) << "budget " << budget;
+      ASSERT_TRUE(lo.bound.has_value()) << "budget " << budget;
+      EXPECT_LE(*lo.bound, expected + 1e-9) << "budget " << budget;
+      ASSERT_FALSE(lo.plans.empty()) << "budget " << budget;
+      if (lo.optimal) {
+        SimResult r = simulate(g, insert_frees(g, lo.plans.back()));
+        EXPECT_TRUE(r.valid && r.peak <= budget) << "budget " << budget;
+        EXPECT_DOUBLE_EQ(r.time, expected) << "budget " << budget;
+      }
+    }
+  }
 }
 
 TEST(Checkmate, BelowTheFloorIsInfeasibleWithTheSmallestBudget) {

@@ -10,11 +10,20 @@
 
 #include "hiremate/graph/graph.h"
 #include "hiremate/milp/model.h"
+#include "hiremate/milp/solve.h"
 #include "hiremate/schedule/schedule.h"
 
 namespace hiremate::checkmate {
 
 using Assignment = std::vector<std::pair<milp::Var, double>>;
+
+struct LazyOutcome {
+  bool infeasible = false;      // proven: then the model is infeasible too
+  bool optimal = false;         // the last plan is optimal for the model
+  std::optional<double> bound;  // a lower bound on the model's optimum
+  std::vector<std::vector<Op>> plans;
+  int rounds = 0;
+};
 
 struct StageModel {
   milp::Model model;
@@ -24,8 +33,19 @@ struct StageModel {
   // given to CBC: measured on fcn8 at 90 %, such a start sent CBC 2.10 down a path that had not
   // proven optimality after 90 s, against 14 s without it.
   std::optional<Assignment> fallback;
+  // A heuristic compute sequence that the model cannot represent (empty if none): the driver
+  // simulates it and returns it if nothing better is found.
+  std::vector<Op> heuristic_plan;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
+  // The lazy relaxation, solved before the model where there is one. The relaxation: the model
+  // without FREE and U (memory only by the knapsack rows), a subset of its rows, so its optimum is a
+  // lower bound; it is solved again with the memory rows of every stage whose memory its solution
+  // exceeds, until a solution fits (then it is the model's optimum when
+  // proven optimal) or the time is up. Every round's plan is returned, unchecked, and the best bound.
+  std::function<LazyOutcome(double seconds, const milp::Options& options, bool verbose)> lazy;
+  // CBC parameters that suit this model (name, value), set after the driver's own.
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
 // Generic DAGs in the fixed order (checkmate_dag.cpp).
