@@ -5,7 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <atomic>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "hiremate/common/error.h"
@@ -68,6 +72,9 @@ struct Planner {
   partition::ClusterTree tree;
   PlannerReport rep;
   std::unordered_map<int, Menu> menus;  // representative -> menu in g's ids
+  // Representatives of one height are solved by parallel workers: menus and the report are shared.
+  mutable std::mutex mu;
+  int hilp_threads = 1;                  // CBC threads per H-ILP solve
 
   Planner(const Graph& graph, const SolveOptions& o, const PlannerOptions& p) : g(graph), opt(o), popt(p) {
     partition::PartitionOptions po;
@@ -82,7 +89,11 @@ struct Planner {
 
   Menu menu_of(int c) const {
     int r = tree.representative_of(c);
-    const Menu& m = menus.at(r);
+    Menu m;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      m = menus.at(r);
+    }
     if (r == c) return m;
     partition::Translator tr(tree, r, c);
     Menu out;
@@ -136,12 +147,15 @@ struct Planner {
                        ClusterReport& cr) {
     hilp::HilpOptions ho;
     ho.time_limit = limit;
-    ho.threads = opt.threads;
+    ho.threads = hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
-    ++rep.hilp_solves;
-    rep.rejected += r.rejected;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++rep.hilp_solves;
+      rep.rejected += r.rejected;
+    }
     ++cr.solves;
     cr.optimal += r.status == PlanStatus::Optimal;
     cr.timed_out += r.status == PlanStatus::TimedOut;
@@ -197,6 +211,7 @@ struct Planner {
                                "{} infeasible; largest {} vars, {} rows), {} options, {:.2f} s\n",
                                c, cr.units, cr.level, cr.solves, cr.optimal, cr.timed_out, cr.infeasible, cr.max_vars,
                                cr.max_rows, cr.options, cr.seconds);
+    std::lock_guard<std::mutex> lock(mu);
     rep.solved.push_back(cr);
     menus[c] = std::move(m);
   }
@@ -280,21 +295,54 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   // what is left when its turn comes (what a quick one leaves flows to the next).
   const auto levels_deadline = p.start + std::chrono::duration_cast<Clock::duration>(
                                              std::chrono::duration<double>(opt.time_limit * 2 / 3));
-  std::vector<int> order;
-  for (int c : p.tree.bottom_up())
-    if (c != p.tree.root) order.push_back(c);
-  for (size_t i = 0; i < order.size(); ++i) {
-    double left = std::chrono::duration<double>(levels_deadline - Clock::now()).count();
-    p.solve_cluster(order[i], std::max(0.0, left / static_cast<double>(order.size() - i)), levels_deadline);
+  // Heights: a representative can be solved once the representatives its parts use are; those of
+  // one height are independent and go to `workers` threads (CBC then gets one thread each).
+  std::map<int, int> height;
+  std::map<int, std::vector<int>> by_height;
+  for (int c : p.tree.bottom_up()) {
+    if (c == p.tree.root) continue;
+    int h = 0;
+    for (const auto& part_set : p.tree.cluster(c).partitionings)
+      for (const auto& part : part_set.parts)
+        if (!part.leaf()) h = std::max(h, height.at(p.tree.representative_of(part.cluster)) + 1);
+    height[c] = h;
+    by_height[h].push_back(c);
   }
+  const int workers = std::max(1, opt.threads);
+  p.hilp_threads = workers > 1 ? 1 : opt.threads;
+  size_t remaining = height.size();
+  for (const auto& [h, reps] : by_height) {
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    auto work = [&] {
+      try {
+        for (size_t i = next++; i < reps.size(); i = next++) {
+          double left = std::chrono::duration<double>(levels_deadline - Clock::now()).count();
+          // An equal share of what is left for the representatives not started yet, per worker.
+          double share = left * workers / static_cast<double>(remaining - i);
+          p.solve_cluster(reps[i], std::max(0.0, share), levels_deadline);
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(p.mu);
+        if (!failure) failure = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int w = 1; w < std::min<int>(workers, static_cast<int>(reps.size())); ++w) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    remaining -= reps.size();
+  }
+  p.hilp_threads = opt.threads;
+  const auto top_start = Clock::now();
   Plan out = p.top(budget);
+  p.rep.top.seconds = since(top_start);
   p.rep.seconds = since(p.start);
   out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,
                           p.rep.solved.size(), p.rep.hilp_solves, p.rep.partition_seconds);
   if (p.rep.rejected > 0) out.note += fmt::format("; {} extracted schedules rejected by the simulator", p.rep.rejected);
   p.rep.top.units = g.compute.size();
-  p.rep.top.seconds = p.rep.seconds - p.rep.partition_seconds;
-  for (const auto& c : p.rep.solved) p.rep.top.seconds -= c.seconds;
   if (opt.verbose)
     for (const auto& line : p.rep.level_lines()) std::cerr << "planner: " << line << "\n";
   if (report) *report = p.rep;
