@@ -48,7 +48,8 @@ def solve(graph, solver, budget, limit, extra=()):
     try:
         out = json.loads(p.stdout)
     except json.JSONDecodeError:
-        return {"status": "error", "note": (p.stderr.strip().splitlines() or ["?"])[-1], "wall": wall}
+        note = (p.stderr.strip().splitlines() or ["?"])[-1]
+        return {"status": "n/a" if "does not apply" in note else "error", "note": note, "wall": wall}
     out["wall"] = wall
     return out
 
