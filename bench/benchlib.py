@@ -55,19 +55,21 @@ def require_binary():
         sys.exit(f"bench: build first ({HIREMATE} is missing)")
 
 
-def solve(graph, solver, budget, limit, extra=(), threads=None):
+def solve(graph, solver, budget, limit, extra=(), threads=None, kill_after=None):
     """Runs `hiremate solve ... --json`; returns its JSON plus `wall` (s) and `exit`. A refusal (exit 2)
-    or a crash gives {"status": "refused" or "error", "note": the last stderr line}."""
+    or a crash gives {"status": "refused" or "error", "note": the last stderr line}; a solve still
+    running after kill_after seconds (default 1.5 x limit + 120) is killed: {"status": "killed"}."""
+    kill_after = kill_after or limit * 1.5 + 120
     cmd = [HIREMATE, "solve", graph, "--solver", solver, "--budget", str(budget), "--time-limit", str(limit),
            "--json", *extra]
     if threads:
         cmd += ["--threads", str(threads)]
     t0 = time.time()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit * 1.5 + 120)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=kill_after)
     except subprocess.TimeoutExpired:
-        return {"status": "killed", "note": f"no answer in {limit * 1.5 + 120:.0f} s", "wall": time.time() - t0,
-                "exit": None}
+        return {"status": "killed", "note": f"still running after {kill_after:.0f} s (limit {limit:g} s): killed",
+                "wall": time.time() - t0, "solve_seconds": time.time() - t0, "exit": None}
     wall = time.time() - t0
     try:
         out = json.loads(p.stdout)

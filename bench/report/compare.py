@@ -7,6 +7,8 @@ how much, as sentences for the report; nothing here is written by hand.
                                    against the published fixed-order cells (generic rows)
     generated(results)          -> lines: hiremate against the best other solver, per budget
     scale(results)              -> lines: hiremate's solve time against the fastest, and its overhead
+    contradictions(results)     -> lines: rows where a solver says "proven infeasible" while another
+                                   solver's plan (checked by the simulator) fits the same budget
 Overheads are compared in percentage points; a difference under EPS points counts as a tie.
 """
 EPS = 0.01
@@ -122,3 +124,16 @@ def scale(results):
                      f"{timed[fast]:.2f} s, {me['solve_seconds'] / max(timed[fast], 1e-3):.0f}x)")
         lines.append(head + "; overhead: " + versus(runs)[1])
     return [f"**{ME} at scale** (solve time, then overhead against the best other solver at the same budget):"] + lines
+
+
+def contradictions(results):
+    lines = []
+    for res, label, runs in _rows(results):
+        fits = sorted(s for s, r in runs.items() if _plan(r))
+        for s, r in runs.items():
+            if r["status"] == "infeasible" and "proven" in (r.get("note") or "") and fits:
+                lines.append(f"- {res['name']} ({res['model']}) at {label} %: {s} reports proven infeasible, yet "
+                             f"{', '.join(fits)} found a plan that the simulator accepts under the same budget, in "
+                             "the same memory model: a bug in that proof, or a solver model narrower than the "
+                             "simulator's")
+    return ["**Inconsistencies:**"] + lines if lines else []

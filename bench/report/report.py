@@ -5,12 +5,14 @@ published cells, generated models over budgets, solve time against size), one pr
 commit), one CSV per suite, the PNG plots, and raw.json (every measured row, to re-render from).
 
 Usage: bench/report/report.py [--quick] [--suites public,generated,scale] [--out bench/results]
-                              [--render-only]
-`make bench` runs it in full (hours), `make bench-quick` with --quick (under 10 minutes on 2 cores).
+                              [--jobs N] [--render-only]
+`make bench` runs it in full (hours), `make bench-quick` with --quick (under 10 minutes on 2 cores:
+two graphs at a time, then the scale suite alone).
 --render-only rewrites the tables and plots from OUT/raw.json without solving anything.
 Progress goes to stderr: which graph, which solver, at which budget, the elapsed time.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -27,7 +29,7 @@ import suites  # noqa: E402
 def skip_after_limit(job, done):
     """Scale suite: a solver that hit its time limit on a smaller graph is not run on larger ones."""
     for res in done:
-        if res["suite"] != "scale":
+        if not res or res["suite"] != "scale":
             continue
         for r in res["runs"]:
             bad = r["status"] in ("timed_out", "killed", "error") or \
@@ -39,23 +41,35 @@ def skip_after_limit(job, done):
                 job["skip"][r["solver"]] = r["note"]
 
 
-def run_all(jobs, tmp):
-    t0 = time.time()
-    done = []
-    for k, job in enumerate(jobs, 1):
-        if job["suite"] == "scale":
-            skip_after_limit(job, done)
-        print(f"[report {k}/{len(jobs)} +{time.time() - t0:.0f} s] {job['suite']}: {job['name']} ({job['model']})",
+def run_job(job, k, n, tmp, t0):
+    print(f"[report {k}/{n} +{time.time() - t0:.0f} s] {job['suite']}: {job['name']} ({job['model']})",
+          file=sys.stderr, flush=True)
+    jpath, rpath = os.path.join(tmp, f"job{k}.json"), os.path.join(tmp, f"result{k}.json")
+    json.dump(job, open(jpath, "w"))
+    p = subprocess.run([sys.executable, os.path.join(HERE, "run_graph.py"), jpath, rpath])
+    if p.returncode != 0:
+        print(f"[report] {job['name']}: the worker failed (exit {p.returncode}); its rows are missing",
               file=sys.stderr, flush=True)
-        jpath, rpath = os.path.join(tmp, f"job{k}.json"), os.path.join(tmp, f"result{k}.json")
-        json.dump(job, open(jpath, "w"))
-        p = subprocess.run([sys.executable, os.path.join(HERE, "run_graph.py"), jpath, rpath])
-        if p.returncode != 0:
-            print(f"[report] {job['name']}: the worker failed (exit {p.returncode}); its rows are missing",
-                  file=sys.stderr, flush=True)
-            continue
-        done.append(json.load(open(rpath)))
-    return done, time.time() - t0
+        return None
+    return json.load(open(rpath))
+
+
+def run_all(jobs, parallel, tmp):
+    """Public and generated graphs, `parallel` at a time; then the scale suite, one at a time (its
+    solve times are the result, and a solver that hit its limit is skipped on the larger graphs).
+    In quick mode no solve starts that could end past the mode's budget_minutes."""
+    t0 = time.time()
+    for j in jobs:
+        if j.get("budget_minutes"):
+            j["deadline"] = t0 + 60 * j["budget_minutes"]
+    first = [j for j in jobs if j["suite"] != "scale"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=parallel) as pool:
+        futures = [pool.submit(run_job, j, k, len(jobs), tmp, t0) for k, j in enumerate(first, 1)]
+        done = [f.result() for f in futures]
+    for k, job in enumerate((j for j in jobs if j["suite"] == "scale"), len(first) + 1):
+        skip_after_limit(job, done)
+        done.append(run_job(job, k, len(jobs), tmp, t0))
+    return [d for d in done if d], time.time() - t0
 
 
 def main():
@@ -64,6 +78,8 @@ def main():
     ap.add_argument("--suites", default="public,generated,scale")
     ap.add_argument("--out", default=os.path.join(benchlib.ROOT, "bench", "results"))
     ap.add_argument("--render-only", action="store_true", help="re-render from OUT/raw.json")
+    ap.add_argument("--jobs", type=int, help="graphs solved at once, outside the scale suite (default: "
+                    "1 in full mode, 2 in quick mode)")
     a = ap.parse_args()
     import render  # matplotlib: imported here so that --help works without it
 
@@ -75,9 +91,11 @@ def main():
         mode = "quick" if a.quick else "full"
         cmd = "bench/report/report.py" + (" --quick" if a.quick else "") + \
             ("" if a.suites == "public,generated,scale" else f" --suites {a.suites}")
+        parallel = a.jobs or suites.MODES[mode]["jobs"]
         meta = render.machine(cmd, mode)
+        meta["parallel"] = parallel
         with tempfile.TemporaryDirectory() as tmp:
-            results, wall = run_all(suites.jobs(mode, a.suites.split(",")), tmp)
+            results, wall = run_all(suites.jobs(mode, a.suites.split(",")), parallel, tmp)
         meta["wall_seconds"] = wall
         run = {"meta": meta, "results": results}
         os.makedirs(a.out, exist_ok=True)

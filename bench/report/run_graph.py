@@ -5,7 +5,9 @@ one after the other, so that the ratios of one graph come from one run. Writes t
 Usage: bench/report/run_graph.py JOB.json RESULT.json
 The result is the job plus "info" (`hiremate info --json` of the graph: nodes, keep-all peak and
 time, memory model) and "runs": [{"budget": label, "solver": name, ...`hiremate solve --json`...,
-"wall": s}]; a solver not run has "status": "skipped" and the reason in "note".
+"wall": s}]; a solver not run has "status": "skipped" and the reason in "note"; one still running
+at twice its time limit plus 10 s is killed ("status": "killed"); with "deadline" (epoch seconds) in
+the job, a solve that could end after it is not started.
 Progress goes to stderr: graph, solver, budget, the elapsed time of the whole job.
 """
 import json
@@ -37,13 +39,17 @@ def run(job, tmp):
             reason = job["skip"].get(s)
             if reason is None and s == "checkmate" and cap and info["nodes"] > cap:
                 reason = f"the flat MILP is not run above {cap} compute nodes"
+            deadline = job.get("deadline")
+            if reason is None and deadline and time.time() + job["limits"][s] > deadline:
+                reason = f"not run: the {job['budget_minutes']:g}-minute budget of this report was spent"
             if reason:
                 runs.append({"budget": label, "solver": s, "status": "skipped", "note": reason})
                 continue
             log(f"{s} at {label} % (limit {job['limits'][s]:g} s) ...")
-            r = benchlib.solve(graph, s, budget, job["limits"][s], job["flags"])
+            limit = job["limits"][s]
+            r = benchlib.solve(graph, s, budget, limit, job["flags"], kill_after=2 * limit + 10)
             r["budget_bytes"] = r.get("budget")
-            r.update({"budget": label, "solver": s, "limit": job["limits"][s]})
+            r.update({"budget": label, "solver": s, "limit": limit})
             runs.append(r)
             shown = f"{r['overhead_percent']:.2f} % overhead" if r.get("overhead_percent") is not None else r.get("note") or ""
             log(f"{s} at {label} %: {r['status']}, {shown[:100]}, {r['wall']:.1f} s")

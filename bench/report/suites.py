@@ -10,8 +10,9 @@ A job is a dict:
   flags     extra `hiremate solve` flags (["--training"] for the -train graphs as training graphs)
   budgets   [[label, --budget argument], ...]: label is the percentage shown in the tables
   solvers   solver names, in column order
-  limits    {solver: seconds} for --time-limit
+  limits    {solver: seconds} for --time-limit (a solve still running at twice its limit is killed)
   skip      {solver: reason} for solvers not run on this graph (said so in the tables)
+  budget_minutes  the whole report's time budget (report.py turns it into a "deadline")
 """
 import os
 import sys
@@ -35,11 +36,12 @@ MODES = {
         "scale_kind": "transformer",
         "scale_layers": [3, 36, 178, 356, 712],       # about 100, 1,000, 5,000, 10,000 and 20,000 compute nodes
         "scale_budget": "50",
-        "checkmate_limit": 300, "limit": 300,
+        "checkmate_limit": 300, "limit": 300, "scale_limit": 300, "budget_minutes": None,
         "checkmate_max_nodes": 1000,                  # the flat MILP has O(nodes^2) variables
+        "jobs": 1,                                    # graphs solved at once (the scale suite: always 1)
     },
     "quick": {
-        "public": ["rl1-n100", "fcn8-b32-train", "vgg16-b256-train"],
+        "public": ["rl1-n100", "fcn8-b32-train"],
         "public_budgets": ["90", "80", "70"],
         "generated": [("transformer", ["-n", "3"]), ("encoder_decoder", ["-n", "1"]),
                       ("unet", ["-n", "4", "--convs", "4"]), ("chain", ["-n", "50"])],
@@ -47,14 +49,16 @@ MODES = {
         "scale_kind": "transformer",
         "scale_layers": [3, 36, 178, 712],
         "scale_budget": "50",
-        "checkmate_limit": 8, "limit": 15,
+        "checkmate_limit": 4, "limit": 6, "scale_limit": 10,
+        "budget_minutes": 8.5,                        # solves that would end later are not started
         "checkmate_max_nodes": 400,
+        "jobs": 2,
     },
 }
 
 
-def limits(m, solvers):
-    return {s: (m["checkmate_limit"] if s == "checkmate" else m["limit"]) for s in solvers}
+def limits(m, solvers, other=None):
+    return {s: (m["checkmate_limit"] if s == "checkmate" else other or m["limit"]) for s in solvers}
 
 
 def public_jobs(m):
@@ -86,7 +90,7 @@ def scale_jobs(m):
     return [{"suite": "scale", "name": f"{m['scale_kind']}-{n}", "graph": None,
              "generate": [m["scale_kind"], "-n", str(n)], "model": "training", "flags": [],
              "budgets": [[m["scale_budget"], m["scale_budget"] + "%"]], "solvers": TRAINING_SOLVERS,
-             "limits": limits(m, TRAINING_SOLVERS),
+             "limits": limits(m, TRAINING_SOLVERS, m["scale_limit"]),
              "skip": {}, "checkmate_max_nodes": m["checkmate_max_nodes"]}
             for n in m["scale_layers"]]
 
@@ -94,4 +98,4 @@ def scale_jobs(m):
 def jobs(mode, suites=("public", "generated", "scale")):
     m = MODES[mode]
     make = {"public": public_jobs, "generated": generated_jobs, "scale": scale_jobs}
-    return [j for s in suites for j in make[s](m)]
+    return [dict(j, budget_minutes=m["budget_minutes"]) for s in suites for j in make[s](m)]

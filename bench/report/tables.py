@@ -8,6 +8,7 @@ pair per suite, each table followed by what compare.py computes about hiremate a
     write_csv(results, path, expected=None)             (one row per solve, every suite alike)
 """
 import csv
+import re
 
 import compare
 from benchlib import published_cell
@@ -44,7 +45,9 @@ def cell(r):
     if r is None:
         return ""
     if not plan(r):
-        return short_status(r) if r["status"] in ("refused", "skipped") else f"{short_status(r)} ({seconds(r)})"
+        if r["status"] in ("refused", "skipped"):
+            return short_status(r)
+        return f"{'no plan' if r['status'] == 'timed_out' else short_status(r)}, {seconds(r)}"
     return f"{r['overhead_percent']:.2f} / {peak_percent(r):.1f} / {seconds(r)}"
 
 
@@ -56,15 +59,25 @@ def by_row(result):
     return rows
 
 
+def reason(note):
+    """A refusal's reason without the graph's name and file positions, short enough for a footnote."""
+    note = re.sub(r"^hiremate: error: ", "", note or "")
+    note = re.sub(r"^solver '[^']*' does not apply to graph '.*?': ", "", note)
+    note = re.sub(r" \([^()]*\.json:[^()]*\)", "", note)
+    return note if len(note) <= 200 else note[:197] + "..."
+
+
 def notes(results):
     """Footnotes: one line per distinct refusal or skip reason, with the solvers and graphs it hit."""
     seen = {}
     for res in results:
         for r in res["runs"]:
             if r["status"] in ("refused", "skipped", "error", "killed"):
-                key = (r["solver"], r.get("note") or "")
-                seen.setdefault(key, set()).add(f"{res['name']} ({res['model']})")
-    return [f"- {s} ({', '.join(sorted(g))}): {n}" for (s, n), g in sorted(seen.items())]
+                s, g = seen.setdefault((r["status"], reason(r.get("note"))), (set(), set()))
+                s.add(r["solver"])
+                g.add(f"{res['name']} ({res['model']})" if res["suite"] == "public" else res["name"])
+    return [f"- {short_status({'status': st})}: {', '.join(sorted(s))} on {', '.join(sorted(g))}: {n}"
+            for (st, n), (s, g) in sorted(seen.items())]
 
 
 def public_table(results, expected):
@@ -79,7 +92,8 @@ def public_table(results, expected):
             pubs = [published_cell(pub, p) if res["model"] == "generic" else "not comparable" for p in PUBLISHED]
             lines.append(f"| {res['name']} | {MODEL_NAMES[res['model']]} | {label} % ({budget}) | " +
                          " | ".join(cell(runs.get(s)) for s in solvers) + " | " + " | ".join(pubs) + " |")
-    return lines + [""] + notes(results) + [""] + compare.public(results, expected)
+    return lines + [""] + notes(results) + [""] + compare.public(results, expected) + [""] + \
+        compare.contradictions(results)
 
 
 def generated_table(results):
@@ -99,7 +113,7 @@ def generated_table(results):
                 lines.append(f"| {label} % | {s} | {short_status(r)} | {ov} | {pk} | {seconds(r)} | "
                              "(executor) | (executor) |")
         lines += [""] + compare.generated([res]) + [""]
-    return lines + notes(results)
+    return lines + notes(results) + [""] + compare.contradictions(results)
 
 
 def scale_table(results):
@@ -118,7 +132,7 @@ def scale_table(results):
             else:
                 cells.append(cell(r))
         lines.append(f"| {res['name']} | {res['info']['nodes']} | " + " | ".join(cells) + " |")
-    return lines + [""] + notes(results) + [""] + compare.scale(results)
+    return lines + [""] + notes(results) + [""] + compare.scale(results) + [""] + compare.contradictions(results)
 
 
 CSV_FIELDS = ["suite", "graph", "memory_model", "nodes", "budget_percent", "budget_bytes", "solver", "status",
