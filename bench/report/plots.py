@@ -14,6 +14,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from tables import hit_limit, plan  # noqa: E402
 
 MARKERS = "osD^v<>ph*"
+STYLES = ["-", "--", "-.", ":"]
+
+
+def style(k):
+    """Marker, line style and a size that shrinks with k, so that solvers on the same points stay visible."""
+    return {"marker": MARKERS[k % len(MARKERS)], "linestyle": STYLES[k % len(STYLES)], "markersize": max(3, 10 - k),
+            "alpha": 0.85}
 
 
 def overhead_vs_budget(result, path):
@@ -22,7 +29,7 @@ def overhead_vs_budget(result, path):
         pts = sorted((float(r["budget"]), r["overhead_percent"]) for r in result["runs"]
                      if r["solver"] == s and plan(r))
         if pts:
-            ax.plot(*zip(*pts), marker=MARKERS[k % len(MARKERS)], label=s, alpha=0.85)
+            ax.plot(*zip(*pts), label=s, **style(k))
     ax.set_xlabel("budget (% of the keep-all peak)")
     ax.set_ylabel("simulated overhead (% of keep-all time)")
     ax.set_title(f"{result['name']} ({result['info']['nodes']} compute nodes)")
@@ -49,7 +56,7 @@ def solve_time_vs_size(results, path):
         if not pts:
             continue
         pts.sort()
-        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=MARKERS[k % len(MARKERS)], label=s, alpha=0.85)
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], label=s, **style(k))
         hollow = [p for p in pts if p[2]]
         if hollow:
             ax.scatter([p[0] for p in hollow], [p[1] for p in hollow], s=120, facecolors="none",

@@ -12,6 +12,7 @@ import subprocess
 import time
 
 import benchlib
+import compare
 import plots
 import tables
 
@@ -61,12 +62,29 @@ a time in the public and generated suites, the scale suite alone.
 """
 
 
+def summary(by, results, expected):
+    """The report's first section: the first line of each table's computed comparison."""
+    items = []
+    if by["public"]:
+        items += [l for l in compare.public(by["public"], expected) if l.startswith("**")]
+    if by["generated"]:
+        items += compare.generated(by["generated"])[:1]
+    if by["scale"]:
+        items += [f"**hiremate at scale:** {l[2:]}" for l in compare.scale(by["scale"])[1:]]
+    bad = compare.contradictions(results)[1:]
+    if bad:
+        items.append(f"**Inconsistencies:** {len(bad)} row(s) where a solver claims a proof that another plan "
+                     "refutes, listed under their tables.")
+    return ["## Summary: where hiremate stands (computed from the tables below)", ""] + \
+        [f"- {i}" for i in items] + [""]
+
+
 def write_all(run, out):
     meta, results = run["meta"], run["results"]
     expected = benchlib.expected()
     by = {s: [r for r in results if r["suite"] == s] for s in ("public", "generated", "scale")}
     fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"], dirty=" (with uncommitted changes)" if meta["dirty"] else "")
-    lines = [HEADER.format(**fields)]
+    lines = [HEADER.format(**fields)] + summary(by, results, expected)
     if by["public"]:
         tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected)
         limits = sorted({f"{s} {l:g} s" for r in by["public"] for s, l in r["limits"].items()
@@ -82,7 +100,8 @@ def write_all(run, out):
         tables.write_csv(by["generated"], os.path.join(out, "generated.csv"))
         lines += ["## Generated models", "",
                   "Stand-ins for captured models until the torch layers land: `hiremate generate` training graphs. "
-                  "Budgets in % of the keep-all peak; overhead = simulated time over keep-all. "
+                  f"Budgets: {', '.join(l + ' %' for l, _ in by['generated'][0]['budgets'])} of the keep-all peak; "
+                  "overhead = simulated time over keep-all. "
                   "CSV: [generated.csv](generated.csv).", ""]
         for res in by["generated"]:
             png = f"overhead-{res['name']}.png"
@@ -95,7 +114,8 @@ def write_all(run, out):
         lims = sorted({f"{s} {l:g} s" for r in by["scale"] for s, l in r["limits"].items()})
         lines += ["## Solve time against graph size", "",
                   f"Generated `{by['scale'][0]['generate'][0]}` training graphs; time limits: {', '.join(lims)}. "
-                  "A solver that hit its limit on a graph is not run on the larger ones (said so below). "
+                  "A solver killed past its limit, or out of time without a plan, is not run on the larger graphs "
+                  "(said so below). "
                   "CSV: [scale.csv](scale.csv).", "",
                   "![solve time against size](solve-time-vs-size.png)", ""]
         lines += tables.scale_table(by["scale"]) + [""]

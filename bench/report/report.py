@@ -27,15 +27,17 @@ import suites  # noqa: E402
 
 
 def skip_after_limit(job, done):
-    """Scale suite: a solver that hit its time limit on a smaller graph is not run on larger ones."""
+    """Scale suite: a solver killed past its time limit, or out of time without a plan, on a smaller
+    graph is not run on the larger ones (an anytime solver that returns a plan at its limit is)."""
     for res in done:
         if not res or res["suite"] != "scale":
             continue
         for r in res["runs"]:
-            bad = r["status"] in ("timed_out", "killed", "error") or \
-                r.get("solve_seconds", 0) >= 0.97 * r.get("limit", float("inf"))
-            if bad and r["solver"] not in job["skip"]:
-                job["skip"][r["solver"]] = (f"{r['status']} at {res['info']['nodes']} nodes "
+            no_plan = r.get("overhead_percent") is None
+            hit = r["status"] == "timed_out" or r.get("solve_seconds", 0) >= 0.97 * r.get("limit", float("inf"))
+            if (r["status"] in ("killed", "error") or (hit and no_plan)) and r["solver"] not in job["skip"]:
+                why = "killed" if r["status"] == "killed" else "no plan within its limit"
+                job["skip"][r["solver"]] = (f"{why} at {res['info']['nodes']} nodes "
                                             f"(limit {r.get('limit', 0):g} s): not run on larger graphs")
             elif r["status"] == "skipped" and r["solver"] != "checkmate" and r["solver"] not in job["skip"]:
                 job["skip"][r["solver"]] = r["note"]

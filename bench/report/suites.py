@@ -45,11 +45,11 @@ MODES = {
         "public_budgets": ["90", "80", "70"],
         "generated": [("transformer", ["-n", "3"]), ("encoder_decoder", ["-n", "1"]),
                       ("unet", ["-n", "4", "--convs", "4"]), ("chain", ["-n", "50"])],
-        "generated_budgets": ["100", "90", "70", "50", "35"],
+        "generated_budgets": ["90", "70", "50", "35"],  # 100 % (every solver keeps all) only in full mode
         "scale_kind": "transformer",
         "scale_layers": [3, 36, 178, 712],
         "scale_budget": "50",
-        "checkmate_limit": 4, "limit": 6, "scale_limit": 10,
+        "checkmate_limit": 4, "limit": 6, "scale_limit": 12,
         "budget_minutes": 8.5,                        # solves that would end later are not started
         "checkmate_max_nodes": 400,
         "jobs": 2,
