@@ -54,12 +54,22 @@ a time in the public and generated suites, the scale suite alone.
   outside the budget); there the overhead is the time over keep-all (autograd) and the peak is in %
   of the keep-all peak.
 - Cells: overhead % / peak % / solve time; `(limit)` = the solver's time limit was hit (an anytime
-  solver then returns its best plan); `n/a` = the solver refuses this graph (reason below the
-  table); `infeasible` = no plan under the budget.
+  solver then returns its best plan); `killed` = still running at twice its limit plus 10 s;
+  `n/a` = the solver refuses this graph (reason below the table); `infeasible` = no plan under the
+  budget; `skipped` = not run (reason below the table).
 - Not here yet: measured peak and step time from the executor (the torch layers), and the
   simulated-vs-measured peak scatter plot; the generated tables keep their columns, marked
   `(executor)`.
 """
+
+
+def limits_text(results):
+    """'4 s (checkmate), 6 s (autograd, rotor, ...)': the time limits of a suite, grouped."""
+    groups = {}
+    for r in results:
+        for s, l in r["limits"].items():
+            groups.setdefault(l, set()).add(s)
+    return ", ".join(f"{l:g} s ({', '.join(sorted(g))})" for l, g in sorted(groups.items()))
 
 
 def summary(by, results, expected):
@@ -84,14 +94,17 @@ def write_all(run, out):
     expected = benchlib.expected()
     by = {s: [r for r in results if r["suite"] == s] for s in ("public", "generated", "scale")}
     fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"], dirty=" (with uncommitted changes)" if meta["dirty"] else "")
-    lines = [HEADER.format(**fields)] + summary(by, results, expected)
+    lines = [HEADER.format(**fields)]
+    older = sorted(f for f in os.listdir(out) if f.endswith(".md") and f != "README.md")
+    if older:
+        lines += [f"Older single-purpose results in this folder, not rewritten by this command: "
+                  f"{', '.join(f'[{f}]({f})' for f in older)}.", ""]
+    lines += summary(by, results, expected)
     if by["public"]:
         tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected)
-        limits = sorted({f"{s} {l:g} s" for r in by["public"] for s, l in r["limits"].items()
-                         if s in ("checkmate", "hiremate")})
         lines += ["## Public graphs beside the published cells", "",
                   f"Budgets: B = ceil(p x peak(order)) from expected.json in the fixed-order rows, p x the keep-all "
-                  f"peak in the training rows. Time limits: {', '.join(limits)}. Published cells: CI % / peak % / s "
+                  f"peak in the training rows. Time limits: {limits_text(by['public'])}. Published cells: CI % / peak % / s "
                   "(Checkmate on Gurobi, Moccasin on CP-SAT with 16 workers, FastSA free order); TLE = no "
                   "solution in their limit; `-` = not reported; training rows are another model, not comparable. "
                   "CSV: [public.csv](public.csv).", ""]
@@ -101,7 +114,7 @@ def write_all(run, out):
         lines += ["## Generated models", "",
                   "Stand-ins for captured models until the torch layers land: `hiremate generate` training graphs. "
                   f"Budgets: {', '.join(l + ' %' for l, _ in by['generated'][0]['budgets'])} of the keep-all peak; "
-                  "overhead = simulated time over keep-all. "
+                  f"overhead = simulated time over keep-all. Time limits: {limits_text(by['generated'])}. "
                   "CSV: [generated.csv](generated.csv).", ""]
         for res in by["generated"]:
             png = f"overhead-{res['name']}.png"
@@ -111,9 +124,8 @@ def write_all(run, out):
     if by["scale"]:
         tables.write_csv(by["scale"], os.path.join(out, "scale.csv"))
         plots.solve_time_vs_size(by["scale"], os.path.join(out, "solve-time-vs-size.png"))
-        lims = sorted({f"{s} {l:g} s" for r in by["scale"] for s, l in r["limits"].items()})
         lines += ["## Solve time against graph size", "",
-                  f"Generated `{by['scale'][0]['generate'][0]}` training graphs; time limits: {', '.join(lims)}. "
+                  f"Generated `{by['scale'][0]['generate'][0]}` training graphs; time limits: {limits_text(by['scale'])}. "
                   "A solver killed past its limit, or out of time without a plan, is not run on the larger graphs "
                   "(said so below). "
                   "CSV: [scale.csv](scale.csv).", "",
