@@ -25,13 +25,14 @@ import benchlib  # noqa: E402
 ALL_SOLVERS = ["autograd", "recompute_all", "checkmate", "twremat", "rotor", "rockmate", "hilp", "hiremate"]
 TRAINING_SOLVERS = ["autograd", "checkmate", "rotor", "rockmate", "twremat", "hilp", "hiremate"]
 
+MODELS = ["transformer", "encoder_decoder", "unet", "chain"]
+
 # Per mode: which graphs, which sizes, which budgets, and the time limits.
 MODES = {
     "full": {
-        "public": list(benchlib.expected()) if os.path.isdir(benchlib.shared_graphs()) else [],
+        "public": None,                               # every graph of expected.json
         "public_budgets": ["90", "80", "70"],
-        "generated": [("transformer", ["-n", "18"]), ("encoder_decoder", ["-n", "7"]),
-                      ("unet", ["-n", "4", "--convs", "27"]), ("chain", ["-n", "250"])],
+        "generated": [(k, benchlib.SIZES[k][500]) for k in MODELS],      # about 500 compute nodes
         "generated_budgets": ["100", "90", "70", "50", "35"],
         "scale_kind": "transformer",
         "scale_layers": [3, 36, 178, 356, 712],       # about 100, 1,000, 5,000, 10,000 and 20,000 compute nodes
@@ -43,8 +44,7 @@ MODES = {
     "quick": {
         "public": ["rl1-n100", "fcn8-b32-train"],
         "public_budgets": ["90", "80", "70"],
-        "generated": [("transformer", ["-n", "3"]), ("encoder_decoder", ["-n", "1"]),
-                      ("unet", ["-n", "4", "--convs", "4"]), ("chain", ["-n", "50"])],
+        "generated": [(k, benchlib.SIZES[k][100]) for k in MODELS],      # about 100 compute nodes
         "generated_budgets": ["90", "70", "50", "35"],  # 100 % (every solver keeps all) only in full mode
         "scale_kind": "transformer",
         "scale_layers": [3, 36, 178, 712],
@@ -64,7 +64,7 @@ def limits(m, solvers, other=None):
 def public_jobs(m):
     exp = benchlib.expected()
     jobs = []
-    for name in m["public"]:
+    for name in m["public"] or list(exp):
         e = exp[name]
         path = os.path.join(benchlib.shared_dir(), e["file"])
         budgets = [[p, str(e["budgets"][p])] for p in m["public_budgets"]]
