@@ -34,25 +34,26 @@ def run(job, tmp):
     log(f"{info['nodes']} compute nodes, keep-all peak {info['baseline_peak']} bytes")
     cap = job.get("checkmate_max_nodes")
     runs = []
+    deadline = job.get("deadline")
     for label, budget in job["budgets"]:
         for s in job["solvers"]:
+            limit = job["limits"][s]
             reason = job["skip"].get(s)
             if reason is None and s == "checkmate" and cap and info["nodes"] > cap:
                 reason = f"the flat MILP is not run above {cap} compute nodes"
-            deadline = job.get("deadline")
-            if reason is None and deadline and time.time() + job["limits"][s] > deadline:
+            if reason is None and deadline and time.time() + limit > deadline:
                 reason = f"not run: the {job['budget_minutes']:g}-minute budget of this report was spent"
             if reason:
                 runs.append({"budget": label, "solver": s, "status": "skipped", "note": reason})
                 continue
-            log(f"{s} at {label} % (limit {job['limits'][s]:g} s) ...")
-            limit = job["limits"][s]
+            log(f"{s} at {label} % (limit {limit:g} s) ...")
             r = benchlib.solve(graph, s, budget, limit, job["flags"], kill_after=2 * limit + 10)
-            r["budget_bytes"] = r.get("budget")
+            r["budget_bytes"] = r.get("budget")  # the solve's bytes; "budget" becomes the label
             r.update({"budget": label, "solver": s, "limit": limit})
             runs.append(r)
-            shown = f"{r['overhead_percent']:.2f} % overhead" if r.get("overhead_percent") is not None else r.get("note") or ""
-            log(f"{s} at {label} %: {r['status']}, {shown[:100]}, {r['wall']:.1f} s")
+            ov = r.get("overhead_percent")
+            shown = f"{ov:.2f} % overhead" if ov is not None else (r.get("note") or "")[:100]
+            log(f"{s} at {label} %: {r['status']}, {shown}, {r['wall']:.1f} s")
     return dict(job, info=info, runs=runs, wall=time.time() - t0)
 
 
