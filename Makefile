@@ -1,9 +1,10 @@
 # The README's two commands: `make demo` and `make test`. Both install what is missing, then build.
+# `make bench` / `make bench-quick`: the benchmark report (bench/report/), not part of `make test`.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test bench-cli bench bench-quick clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -23,6 +24,19 @@ demo: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The benchmark report into bench/results/ (README.md, CSV, PNG): hours in full, under 10 minutes quick.
+# It needs only the CLI, so only that target is built.
+bench-cli:
+	@bash scripts/install-deps.sh --bench
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target hiremate
+
+bench: bench-cli
+	/usr/bin/python3 bench/report/report.py
+
+bench-quick: bench-cli
+	/usr/bin/python3 bench/report/report.py --quick
 
 clean:
 	rm -rf $(BUILD)

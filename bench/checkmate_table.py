@@ -16,20 +16,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def shared_dir():
-    for d in (os.path.join(ROOT, "..", "shared"), "/work/shared"):
-        if os.path.exists(os.path.join(d, "benchmarks", "expected.json")):
-            return os.path.join(d, "benchmarks")
-    sys.exit("bench: no ../shared/benchmarks/expected.json found")
-
-
-def cell(published, solver):
-    c = (published or {}).get(solver)
-    if c is None:
-        return "-" if published is None or solver not in published else "TLE"
-    return f"{c['ci_percent']} / {c['peak_percent']} / {c['seconds']}"
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from benchlib import published_cell as cell, shared_dir  # noqa: E402
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, the packages hiremate builds and tests with, only those missing,
 # so that a second run costs a second. Needs root (or sudo) only when something is missing.
+# `--bench` adds what `make bench` needs beyond the build (matplotlib for the report's plots).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
@@ -8,6 +9,7 @@ packages=(
   coinor-libcbc-dev
   libtorch-dev libopenblas0-openmp python3-torch pybind11-dev
 )
+if [ "${1:-}" = "--bench" ]; then packages+=(python3-matplotlib); fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi

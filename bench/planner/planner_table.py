@@ -20,38 +20,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HIREMATE = os.environ.get("HIREMATE", os.path.join(ROOT, "build", "hiremate"))
-
-# Generator sizes that give about N compute nodes (2 per op plus the loss).
-SIZES = {
-    "transformer": {100: ["-n", "3"], 500: ["-n", "18"], 2000: ["-n", "71"], 5000: ["-n", "178"]},
-    "unet": {100: ["-n", "4", "--convs", "4"], 500: ["-n", "4", "--convs", "27"], 2000: ["-n", "4", "--convs", "110"],
-             5000: ["-n", "4", "--convs", "277"]},
-    "encoder_decoder": {100: ["-n", "1"], 500: ["-n", "7"], 2000: ["-n", "27"], 2500: ["-n", "34"], 5000: ["-n", "67"]},
-}
-
-
-def shared_graphs():
-    for d in (os.path.join(ROOT, "..", "shared"), "/work/shared"):
-        g = os.path.join(d, "benchmarks", "graphs")
-        if os.path.isdir(g):
-            return g
-    sys.exit("bench: no ../shared/benchmarks/graphs found")
-
-
-def solve(graph, solver, budget, limit, extra=()):
-    cmd = [HIREMATE, "solve", graph, "--solver", solver, "--budget", budget, "--time-limit", str(limit), "--json",
-           *extra]
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit * 1.5 + 120)
-    wall = time.time() - t0
-    try:
-        out = json.loads(p.stdout)
-    except json.JSONDecodeError:
-        note = (p.stderr.strip().splitlines() or ["?"])[-1]
-        return {"status": "n/a" if "does not apply" in note else "error", "note": note, "wall": wall}
-    out["wall"] = wall
-    return out
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from benchlib import HIREMATE, SIZES, shared_graphs, solve  # noqa: E402
 
 
 def cell(r):

@@ -1,0 +1,77 @@
+"""The report's PNG plots, with matplotlib (Debian's python3-matplotlib, Agg backend):
+
+    overhead_vs_budget(result, path)   one generated model: simulated overhead against the budget,
+                                       one line per solver (only the budgets where it has a plan)
+    solve_time_vs_size(results, path)  the scale suite: solve time against compute nodes, log-log, one
+                                       line per solver; a hollow marker where the time limit was hit,
+                                       and the limit as a dotted line
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from tables import hit_limit, plan  # noqa: E402
+
+MARKERS = "osD^v<>ph*"
+STYLES = ["-", "--", "-.", ":"]
+
+
+def style(k):
+    """Marker, line style and a size that shrinks with k, so that solvers on the same points stay visible."""
+    return {"marker": MARKERS[k % len(MARKERS)], "linestyle": STYLES[k % len(STYLES)], "markersize": max(3, 10 - k),
+            "alpha": 0.85}
+
+
+def overhead_vs_budget(result, path):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for k, s in enumerate(result["solvers"]):
+        pts = sorted((float(r["budget"]), r["overhead_percent"]) for r in result["runs"]
+                     if r["solver"] == s and plan(r))
+        if pts:
+            ax.plot(*zip(*pts), label=s, **style(k))
+    ax.set_xlabel("budget (% of the keep-all peak)")
+    ax.set_ylabel("simulated overhead (% of keep-all time)")
+    ax.set_title(f"{result['name']} ({result['info']['nodes']} compute nodes)")
+    ax.invert_xaxis()
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def solve_time_vs_size(results, path):
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    solvers = results[0]["solvers"] if results else []
+    limits = set()
+    for k, s in enumerate(solvers):
+        pts = []
+        for res in results:
+            for r in res["runs"]:
+                if r["solver"] == s and r["status"] not in ("skipped", "refused") and r.get("solve_seconds") is not None:
+                    pts.append((res["info"]["nodes"], max(r["solve_seconds"], 1e-4), hit_limit(r) or not plan(r)))
+                    if hit_limit(r):
+                        limits.add(r["limit"])
+        if not pts:
+            continue
+        pts.sort()
+        line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], label=s, **style(k))
+        hollow = [p for p in pts if p[2]]
+        if hollow:
+            ax.scatter([p[0] for p in hollow], [p[1] for p in hollow], s=120, facecolors="none",
+                       edgecolors=line.get_color(), linewidths=1.5)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for lim in sorted(limits):
+        ax.axhline(lim, color="grey", linestyle=":", linewidth=1)
+        ax.text(0.01, lim, f"time limit {lim:g} s", transform=ax.get_yaxis_transform(), fontsize=7, color="grey",
+                va="bottom")
+    ax.set_xlabel("compute nodes")
+    ax.set_ylabel("solve time (s)")
+    ax.set_title("solve time against graph size (circled: limit hit or no plan)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,164 @@
+"""Turns the per-graph results (run_graph.py) into the report's markdown tables and CSV files, one
+pair per suite, each table followed by what compare.py computes about hiremate against the others.
+
+    public_table(results, expected) -> markdown lines   (rows: graph x model x budget; a cell per solver
+                                                          and per published solver)
+    generated_table(results)        -> markdown lines   (one table per model: budget x solver rows)
+    scale_table(results)            -> markdown lines   (rows: graph size; a cell per solver)
+    write_csv(results, path, expected=None)             (one row per solve, every suite alike)
+"""
+import csv
+import re
+
+import compare
+from benchlib import published_cell
+
+PUBLISHED = ["checkmate", "moccasin", "fastsa"]
+MODEL_NAMES = {"generic": "generic DAG, fixed order", "training": "training graph"}
+
+
+def plan(r):
+    return r.get("overhead_percent") is not None and r.get("valid", False)
+
+
+def hit_limit(r):
+    if r.get("status") in ("timed_out", "killed"):
+        return True
+    return r.get("limit") is not None and r.get("solve_seconds", 0) >= 0.97 * r["limit"]
+
+
+def peak_percent(r):
+    return 100.0 * r["peak"] / r["baseline_peak"] if plan(r) and r["baseline_peak"] else None
+
+
+def seconds(r):
+    s = r.get("solve_seconds", r.get("wall"))
+    return "-" if s is None else f"{s:.2f} s" + (" (limit)" if hit_limit(r) else "")
+
+
+def short_status(r):
+    return {"timed_out": "limit", "skipped": "skipped", "refused": "n/a"}.get(r["status"], r["status"])
+
+
+def cell(r):
+    """'overhead / peak % / seconds' for a plan, else the status (n/a = the solver refuses this graph)."""
+    if r is None:
+        return ""
+    if not plan(r):
+        if r["status"] in ("refused", "skipped"):
+            return short_status(r)
+        return f"{'no plan' if r['status'] == 'timed_out' else short_status(r)}, {seconds(r)}"
+    return f"{r['overhead_percent']:.2f} / {peak_percent(r):.1f} / {seconds(r)}"
+
+
+def by_row(result):
+    """{budget label: {solver: run}} in the job's order."""
+    rows = {}
+    for r in result["runs"]:
+        rows.setdefault(r["budget"], {})[r["solver"]] = r
+    return rows
+
+
+def reason(note):
+    """A refusal's reason without the graph's name and file positions, short enough for a footnote."""
+    note = re.sub(r"^hiremate: error: ", "", note or "")
+    note = re.sub(r"^solver '[^']*' does not apply to graph '.*?': ", "", note)
+    note = re.sub(r" \([^()]*\.json:[^()]*\)", "", note)
+    return note if len(note) <= 200 else note[:197] + "..."
+
+
+def notes(results):
+    """Footnotes: one line per distinct refusal or skip reason, with the solvers and graphs it hit."""
+    seen = {}
+    for res in results:
+        for r in res["runs"]:
+            if r["status"] in ("refused", "skipped", "error", "killed"):
+                s, g = seen.setdefault((r["status"], reason(r.get("note"))), (set(), set()))
+                s.add(r["solver"])
+                g.add(f"{res['name']} ({res['model']})" if res["suite"] == "public" else res["name"])
+    return [f"- {short_status({'status': st})}: {', '.join(sorted(s))} on {', '.join(sorted(g))}: {n}"
+            for (st, n), (s, g) in sorted(seen.items())]
+
+
+def public_table(results, expected):
+    solvers = results[0]["solvers"] if results else []
+    lines = ["| graph | memory model | budget | " + " | ".join(solvers) + " | " +
+             " | ".join(f"{p} (pub.)" for p in PUBLISHED) + " |",
+             "|---|---|---|" + "---|" * (len(solvers) + len(PUBLISHED))]
+    for res in results:
+        for label, runs in by_row(res).items():
+            budget = next((r["budget_bytes"] for r in runs.values() if r.get("budget_bytes")), "?")
+            pub = expected[res["name"]].get("published", {}).get(label) if res["model"] == "generic" else None
+            pubs = [published_cell(pub, p) if res["model"] == "generic" else "not comparable" for p in PUBLISHED]
+            lines.append(f"| {res['name']} | {MODEL_NAMES[res['model']]} | {label} % ({budget}) | " +
+                         " | ".join(cell(runs.get(s)) for s in solvers) + " | " + " | ".join(pubs) + " |")
+    return lines + [""] + notes(results) + [""] + compare.public(results, expected) + [""] + \
+        compare.contradictions(results)
+
+
+def generated_table(results):
+    lines = []
+    for res in results:
+        i = res["info"]
+        lines += [f"### {res['name']} ({i['nodes']} compute nodes, keep-all peak {i['baseline_peak']} bytes, "
+                  f"time {i['baseline_time']:.6g} {i.get('time_unit', '')}, {MODEL_NAMES[res['model']]})", "",
+                  "| budget | solver | status | simulated overhead % | simulated peak % | solve time | "
+                  "measured peak | measured step time |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for label, runs in by_row(res).items():
+            for s in res["solvers"]:
+                r = runs[s]
+                ov = f"{r['overhead_percent']:.2f}" if plan(r) else "-"
+                pk = f"{peak_percent(r):.1f}" if plan(r) else "-"
+                lines.append(f"| {label} % | {s} | {short_status(r)} | {ov} | {pk} | {seconds(r)} | "
+                             "(executor) | (executor) |")
+        lines += [""] + compare.generated([res]) + [""]
+    return lines + notes(results) + [""] + compare.contradictions(results)
+
+
+def scale_table(results):
+    solvers = results[0]["solvers"] if results else []
+    budget = results[0]["budgets"][0][0] if results else "?"
+    lines = [f"Cells: solve time / overhead % at {budget} % of the keep-all peak; (limit) = the time limit was hit.", "",
+             "| graph | compute nodes | " + " | ".join(solvers) + " |",
+             "|---|---|" + "---|" * len(solvers)]
+    for res in results:
+        runs = by_row(res)[budget]
+        cells = []
+        for s in solvers:
+            r = runs[s]
+            if plan(r):
+                cells.append(f"{seconds(r)} / {r['overhead_percent']:.2f} %")
+            else:
+                cells.append(cell(r))
+        lines.append(f"| {res['name']} | {res['info']['nodes']} | " + " | ".join(cells) + " |")
+    return lines + [""] + notes(results) + [""] + compare.scale(results) + [""] + compare.contradictions(results)
+
+
+CSV_FIELDS = ["suite", "graph", "memory_model", "nodes", "budget_percent", "budget_bytes", "solver", "status",
+              "valid", "overhead_percent", "peak", "peak_percent", "baseline_peak", "baseline_time", "solve_seconds",
+              "wall_seconds", "time_limit", "hit_limit", "recomputations", "note", "measured_peak",
+              "measured_step_time"] + [f"{p}_published" for p in PUBLISHED]
+
+
+def write_csv(results, path, expected=None):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        w.writeheader()
+        for res in results:
+            for r in res["runs"]:
+                pub = None
+                if expected and res["model"] == "generic":
+                    pub = expected[res["name"]].get("published", {}).get(r["budget"])
+                row = {"suite": res["suite"], "graph": res["name"], "memory_model": res["model"],
+                       "nodes": res["info"]["nodes"], "budget_percent": r["budget"], "budget_bytes": r.get("budget_bytes"),
+                       "solver": r["solver"], "status": r["status"], "valid": r.get("valid"),
+                       "overhead_percent": r.get("overhead_percent"), "peak": r.get("peak"),
+                       "peak_percent": peak_percent(r), "baseline_peak": res["info"]["baseline_peak"],
+                       "baseline_time": res["info"]["baseline_time"], "solve_seconds": r.get("solve_seconds"),
+                       "wall_seconds": r.get("wall"), "time_limit": r.get("limit"),
+                       "hit_limit": hit_limit(r) if r["status"] != "skipped" else None, "recomputations":
+                       r.get("recomputations"), "note": r.get("note"), "measured_peak": "", "measured_step_time": ""}
+                for p in PUBLISHED:
+                    row[f"{p}_published"] = published_cell(pub, p) if expected and res["model"] == "generic" else ""
+                w.writerow(row)
