@@ -25,14 +25,14 @@ void expect_close_to_flat(const Graph& g, double points) {
     const int64_t budget = hiremate::testing::activation_budget(g, f);
     SCOPED_TRACE(g.name + " at " + std::to_string(f));
     // The levels get time enough that no solve is cut (the result must not depend on the load);
-    // the flat solver 15 s, and the comparison is made only where it proves its optimum.
+    // the flat solver 10 s, and the comparison is made only where it proves its optimum.
     SolveOptions so;
     so.time_limit = 300;
     planner::PlannerOptions po;
-    po.top_time_limit = 15;  // small tops prove their optimum in seconds
+    po.top_time_limit = 10;  // small tops prove their optimum in seconds
     planner::PlannerReport rep;
     Plan h = planner::plan(g, budget, so, po, &rep);
-    so.time_limit = 15;
+    so.time_limit = 10;
     EXPECT_EQ(rep.rejected, 0);
     if (budget < checkmate_min_budget(g)) {
       EXPECT_FALSE(h.has_schedule);
