@@ -130,19 +130,34 @@ Graph unet(const UNetParams& p, const BuildOptions& opt) {
   return build(s, opt);
 }
 
+// Sizes (bytes) and times (FLOPs at 100 TFLOP/s) of a transformer layer's ops, shared by the
+// decoder-only and the encoder-decoder generators.
+struct LayerCosts {
+  int64_t tokens, eb, m, scores, hidden, stats;
+  double d, t, attention;
+  static constexpr double kFlopsPerSecond = 1e14;
+  explicit LayerCosts(const TransformerParams& p)
+      : tokens(p.batch * p.seq),
+        eb(p.element_bytes),
+        m(tokens * p.dim * eb),                          // one activation
+        scores(p.batch * p.heads * p.seq * p.seq * eb),  // attention matrix
+        hidden(m * p.mlp_ratio),
+        stats(tokens * 2 * 4),                           // a norm's mean and rstd
+        d(static_cast<double>(p.dim)),
+        t(static_cast<double>(tokens)),
+        attention(2 * t * static_cast<double>(p.seq) * d / kFlopsPerSecond) {}  // QK^T or AV
+  double linear(double in, double out) const { return 2 * t * in * out / kFlopsPerSecond; }
+  double elementwise(int64_t bytes) const { return 4.0 * static_cast<double>(bytes / eb) / kFlopsPerSecond; }
+};
+
 Graph transformer(const TransformerParams& p, const BuildOptions& opt) {
   ForwardSpec s;
   s.name = fmt::format("transformer-{}{}", p.layers, p.parallel ? "-parallel" : "");
-  const int64_t tokens = p.batch * p.seq, eb = p.element_bytes;
-  const int64_t m = tokens * p.dim * eb;                         // one activation
-  const int64_t scores = p.batch * p.heads * p.seq * p.seq * eb;  // attention matrix
-  const int64_t hidden = m * p.mlp_ratio;
-  const int64_t stats = tokens * 2 * 4;                           // a norm's mean and rstd
-  const double flops_per_second = 1e14;
-  const double d = static_cast<double>(p.dim), t = static_cast<double>(tokens);
-  auto linear = [&](double in, double out) { return 2 * t * in * out / flops_per_second; };
-  auto elementwise = [&](int64_t bytes) { return 4.0 * static_cast<double>(bytes / eb) / flops_per_second; };
-  const double attention = 2 * t * static_cast<double>(p.seq) * d / flops_per_second;  // QK^T or AV
+  const LayerCosts c(p);
+  const int64_t tokens = c.tokens, eb = c.eb, m = c.m, scores = c.scores, hidden = c.hidden, stats = c.stats;
+  const double d = c.d, attention = c.attention;
+  auto linear = [&](double in, double out) { return c.linear(in, out); };
+  auto elementwise = [&](int64_t bytes) { return c.elementwise(bytes); };
   s.input_bytes = tokens * 8;  // token ids
   auto add = [&](const std::string& name, double time, int64_t bytes, int64_t phantom, std::vector<int> deps) {
     s.ops.push_back({name, time, bytes, phantom, std::move(deps)});
@@ -181,16 +196,11 @@ Graph transformer(const TransformerParams& p, const BuildOptions& opt) {
 Graph encoder_decoder(const TransformerParams& p, const BuildOptions& opt) {
   ForwardSpec s;
   s.name = fmt::format("encoder-decoder-{}", p.layers);
-  const int64_t tokens = p.batch * p.seq, eb = p.element_bytes;
-  const int64_t m = tokens * p.dim * eb;
-  const int64_t scores = p.batch * p.heads * p.seq * p.seq * eb;
-  const int64_t hidden = m * p.mlp_ratio;
-  const int64_t stats = tokens * 2 * 4;
-  const double flops_per_second = 1e14;
-  const double d = static_cast<double>(p.dim), t = static_cast<double>(tokens);
-  auto linear = [&](double in, double out) { return 2 * t * in * out / flops_per_second; };
-  auto elementwise = [&](int64_t bytes) { return 4.0 * static_cast<double>(bytes / eb) / flops_per_second; };
-  const double attention = 2 * t * static_cast<double>(p.seq) * d / flops_per_second;
+  const LayerCosts c(p);
+  const int64_t tokens = c.tokens, eb = c.eb, m = c.m, scores = c.scores, hidden = c.hidden, stats = c.stats;
+  const double d = c.d, attention = c.attention;
+  auto linear = [&](double in, double out) { return c.linear(in, out); };
+  auto elementwise = [&](int64_t bytes) { return c.elementwise(bytes); };
   s.input_bytes = 2 * tokens * 8;  // source and target token ids
   auto add = [&](const std::string& name, double time, int64_t bytes, int64_t phantom, std::vector<int> deps) {
     s.ops.push_back({name, time, bytes, phantom, std::move(deps)});
