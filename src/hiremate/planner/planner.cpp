@@ -104,9 +104,9 @@ struct Planner {
     return out;
   }
 
-  // The parts of a partitioning of `cluster`, in the host's ids (fc, fd map g's ids there), each
+  // The parts of a partitioning, in the host's ids (fc, fd map g's ids there), each
   // sub-cluster offering the options that fit `budget` within its quota.
-  std::vector<hilp::HPart> parts(int cluster, const partition::Partitioning& p, const hilp::IdMap& fc,
+  std::vector<hilp::HPart> parts(const partition::Partitioning& p, const hilp::IdMap& fc,
                                  const hilp::IdMap& fd, int64_t budget) const {
     size_t sub_units = 0;
     for (const auto& part : p.parts)
@@ -129,7 +129,6 @@ struct Planner {
       }
       out.push_back(std::move(hp));
     }
-    (void)cluster;
     return out;
   }
 
@@ -188,7 +187,7 @@ struct Planner {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
-        hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(c, p, fc, fd, peak));
+        hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(p, fc, fd, peak));
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
         std::optional<int64_t> save;
         for (int j = 0; j < popt.max_saves; ++j) {
@@ -259,7 +258,7 @@ struct Planner {
     const size_t top_solves = root_parts.size() + (flat ? 1 : 0);
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
-      hilp::HGraph hg = hilp::build_hgraph(g, parts(tree.root, p, id, id, budget));
+      hilp::HGraph hg = hilp::build_hgraph(g, parts(p, id, id, budget));
       double limit = std::max(0.5, top_left() / static_cast<double>(top_solves - i));
       hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
