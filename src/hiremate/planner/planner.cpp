@@ -237,7 +237,7 @@ struct Planner {
     offer(keep, "autograd", std::nullopt);
     if (popt.twremat_at_top) {
       SolveOptions o = opt;
-      o.time_limit = std::max(1.0, std::min(10.0, left()));
+      o.time_limit = std::max(0.05, std::min(10.0, left()));  // never past the caller's limit
       Plan tw = TwRematSolver().solve(g, budget, o);
       if (tw.has_schedule) offer(std::move(tw.schedule), "twremat", std::nullopt);
     }

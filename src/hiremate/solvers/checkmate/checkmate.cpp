@@ -10,12 +10,13 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate {
 
-std::optional<std::string> CheckmateSolver::unsupported(const Graph&) const { return std::nullopt; }
+std::optional<std::string> CheckmateSolver::unsupported(const Graph& g) const { return checkmate::too_big(g); }
 
 int64_t checkmate_min_budget(const Graph& g) {
   int64_t need = 0;
@@ -34,9 +35,9 @@ int64_t checkmate_min_budget(const Graph& g) {
 // resort of an anytime solve where CBC and the fallback found nothing, or something slower.
 // Returns the schedule with its simulated time.
 static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& g, int64_t budget,
-                                                                   const SolveOptions& opt) {
+                                                                   const SolveOptions& opt, double left) {
   SolveOptions o = opt;
-  o.time_limit = std::max(1.0, 0.1 * opt.time_limit);
+  o.time_limit = std::max(0.05, std::min(0.1 * opt.time_limit, left));
   Plan p = TwRematSolver().solve(g, budget, o);
   if (!p.has_schedule) return std::nullopt;
   SimResult r = simulate(g, p.schedule);
@@ -46,6 +47,7 @@ static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& 
 
 Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Plan plan;
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
@@ -61,7 +63,10 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   bool integral = true;
   for (double c : m.model.objective()) integral &= c == std::floor(c);
   milp::Options mo;
-  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  // CBC gets 85 % of the limit less the build time, the rest is for the TW-Remat fallback and checks;
+  // and no more than milp's hard deadline (1.1 x its limit + 2 s, for a CBC that ignores its limit)
+  // allows within the caller's limit.
+  mo.time_limit = std::max(0.1, std::min(0.85 * opt.time_limit, (opt.time_limit - 2) / 1.1) - built);
   mo.threads = opt.threads;
   // Optimal means optimal: with integer times any gap below 1 proves it, otherwise a 1e-9 gap.
   mo.relative_gap = integral ? 0 : 1e-9;
@@ -113,7 +118,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     plan.status = PlanStatus::TimedOut;
     if (std::isfinite(res.bound)) plan.bound = res.bound;
     plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
-    if (auto tw = twremat_schedule(g, budget, opt)) {
+    if (auto tw = twremat_schedule(g, budget, opt, opt.time_limit - elapsed())) {
       plan.schedule = std::move(tw->first);
       plan.has_schedule = true;
       plan.note += "; returning TW-Remat's plan";
@@ -141,7 +146,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   }
   if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
   if (plan.status != PlanStatus::Optimal)
-    if (auto tw = twremat_schedule(g, budget, opt); tw && tw->second < sim.time) {
+    if (auto tw = twremat_schedule(g, budget, opt, opt.time_limit - elapsed()); tw && tw->second < sim.time) {
       plan.schedule = std::move(tw->first);
       plan.note += "; TW-Remat's plan was faster and is returned";
     }
