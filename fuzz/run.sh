@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   for s in "${seeds[@]}"; do [ -d "$s" ] && existing+=("$s"); done
   mkdir -p "$work/corpus/$t" "$work/crashes/$t"
   echo "== $t: ${seconds}s"
-  if ! "$build/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if ! "$build/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
       -print_final_stats=1 -artifact_prefix="$work/crashes/$t/" "$work/corpus/$t" "${existing[@]}" \
       >"$work/$t.log" 2>&1; then
     echo "$t FAILED: see $work/$t.log and $work/crashes/$t/" >&2
