@@ -15,12 +15,12 @@ mkdir -p "$work/seeds/own" "$work/seeds/premat2" "$work/seeds/schedule"
 
 # Seeds made at run time: generated graphs in hiremate JSON, schedules for the two fixed graphs.
 for kind in chain unet transformer random; do
-  "$cli" generate $kind -n 6 -o "$work/seeds/own/$kind.json" >/dev/null
+  "$cli" generate $kind -n 6 -o "$work/seeds/own/$kind.json" 2>/dev/null
 done
-"$cli" generate chain -n 5 --dag -o "$work/seeds/own/chain-dag.json" >/dev/null
+"$cli" generate chain -n 5 --dag -o "$work/seeds/own/chain-dag.json" 2>/dev/null
 "$cli" solve examples/mlp4-train.json --budget 1.0 --schedule-out "$work/seeds/schedule/mlp4.json" >/dev/null
 "$cli" solve examples/unet-dag.json --budget 1.0 --schedule-out "$work/seeds/schedule/unet.json" >/dev/null
-"$cli" solve examples/mlp4-train.json --solver recompute_all --budget 1.0 \
+"$cli" solve examples/mlp4-train.json --solver recompute_all --budget 1GiB \
   --schedule-out "$work/seeds/schedule/mlp4-recompute.json" >/dev/null
 printf 'p remat2\nmemlimit 64\nnode 0 cpu 1 mem 8\nnode 1 deps 0 cpu 2 mem 8\nnode 2 deps 0 1 cpu 3 mem 16 target\n' \
   >"$work/seeds/premat2/small.txt"
