@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
-.PHONY: deps build demo test bench-cli bench bench-quick clean
+.PHONY: deps build demo test test-asan fuzz bench-cli bench bench-quick clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -22,7 +22,7 @@ demo: build
 	$(BUILD)/hiremate solve examples/mlp4-train.json --solver autograd --budget 1.0
 	$(BUILD)/hiremate solve examples/mlp4-train.json --solver recompute_all --budget 64MiB
 
-test: build
+test: build test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The benchmark report into bench/results/ (README.md, CSV, PNG): hours in full, under 10 minutes quick.
@@ -38,5 +38,25 @@ bench: bench-cli
 bench-quick: bench-cli
 	/usr/bin/python3 bench/report/report.py --quick
 
+# The core and its tests under AddressSanitizer + UBSan, in a build dir of its own. Tests labelled
+# "slow" (long solver searches, several times slower under ASan) run only in the normal build.
+ASAN_BUILD ?= build-asan
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIREMATE_SANITIZE=ON -DHIREMATE_WITH_TORCH=OFF -DHIREMATE_BUILD_BENCH=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -LE slow
+
+# libFuzzer: every target for FUZZ_SECONDS each (clang; fuzz/run.sh says where seeds and crashes go).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+fuzz: build
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIREMATE_FUZZ=ON \
+	  -DHIREMATE_BUILD_TESTS=OFF -DHIREMATE_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
+	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(BUILD)/hiremate
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

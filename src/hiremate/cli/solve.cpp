@@ -49,6 +49,8 @@ Runner add_solve(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print JSON on stdout");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
+    if (!(a->options.time_limit > 0))  // CLI11's PositiveNumber lets NaN through
+      throw BadInput(fmt::format("--time-limit: expected a positive number of seconds, got {}", a->options.time_limit));
     Graph g = a->graph.load();
     Baseline b = baseline(g);
     int64_t budget = parse_budget(a->budget, b.peak);

@@ -263,6 +263,10 @@ void Graph::validate() const {
       fail(fmt::format("{} has time {}; times must be finite and >= 0", describe_compute(c), node.time));
     if (node.overhead < 0)
       fail(fmt::format("{} has negative overhead {} bytes", describe_compute(c), node.overhead));
+    // Memory while a node runs is at most all data plus its overhead: keep that sum in range.
+    if (int64_t sum; __builtin_add_overflow(total, node.overhead, &sum))
+      fail(fmt::format("the data sizes plus the overhead of {} overflow a signed 64-bit byte count; sizes must be "
+                       "bytes", describe_compute(c)));
     if (node.kind == ComputeKind::Loss) ++losses;
     if (node.kind == ComputeKind::Backward) {
       if (node.pair == kNone)

@@ -149,6 +149,8 @@ struct Planner {
     ho.threads = hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
+    // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
+    ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - since(start) - limit);
     hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -248,7 +250,7 @@ struct Planner {
     }
     if (popt.twremat_at_top) {
       SolveOptions o = opt;
-      o.time_limit = std::max(1.0, 0.1 * top_left());
+      o.time_limit = std::max(0.05, std::min(std::max(1.0, 0.1 * top_left()), left()));  // never past the caller's limit
       Plan tw = TwRematSolver().solve(g, budget, o);
       if (tw.has_schedule) offer(std::move(tw.schedule), "twremat", std::nullopt);
     }
@@ -273,7 +275,11 @@ struct Planner {
       if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
     }
     if (!best.has_schedule) {
-      best.note = fmt::format("no plan fits {} bytes{}", budget, notes.empty() ? "" : ": ");
+      // Not proven infeasible when a solve was cut by the time limit: say so, not "infeasible".
+      if (rep.top.timed_out > 0 || left() <= 0.5) best.status = PlanStatus::TimedOut;
+      best.note = fmt::format("no plan fits {} bytes{}{}", budget,
+                              best.status == PlanStatus::TimedOut ? " within the time limit" : "",
+                              notes.empty() ? "" : ": ");
       for (size_t i = 0; i < notes.size(); ++i) best.note += (i ? "; " : "") + notes[i];
     } else {
       best.note = fmt::format("best plan: {}", rep.winner);

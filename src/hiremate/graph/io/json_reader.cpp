@@ -25,7 +25,31 @@ static std::string word_at(const std::string& text, size_t pos) {
   return text.substr(b, e - b);
 }
 
+// Our formats nest a few levels; deeper input is hostile, and nlohmann's dump() and comparisons
+// recurse, so it would overflow the stack later (found by fuzz_own_json). Rejected before parsing.
+static void check_depth(const std::string& text, const std::string& origin) {
+  int depth = 0, line = 1;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw BadInput(fmt::format("{}: JSON nested deeper than {} levels at line {}; hiremate's formats need a "
+                                   "few levels, so this is not a graph or schedule file", origin, kMaxJsonDepth, line));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 json parse_json_text(const std::string& text, const std::string& origin) {
+  check_depth(text, origin);
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

@@ -15,6 +15,9 @@ namespace hiremate::io {
 
 using json = nlohmann::json;
 
+// Deeper nesting than this is rejected (a BadInput) before parsing.
+constexpr int kMaxJsonDepth = 64;
+
 // Parses JSON text; a syntax error becomes a BadInput with line and column (and a hint for NaN and
 // Infinity, which Python writes but JSON does not allow).
 json parse_json_text(const std::string& text, const std::string& origin);

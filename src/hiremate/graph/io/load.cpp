@@ -62,7 +62,19 @@ static void reject_training(const std::string& origin, GraphFormat format) {
                              "drop --training", origin, to_string(format)));
 }
 
+// A file with no compute node is a mistake (every solver would "plan" nothing), whatever its format.
+static Graph non_empty(Graph g, const std::string& origin) {
+  if (g.compute.empty()) throw BadInput(fmt::format("{}: the graph has no compute nodes; nothing to plan", origin));
+  return g;
+}
+
+static Graph parse_any(const std::string& text, const std::string& origin, const LoadOptions& opt);
+
 Graph parse_graph(const std::string& text, const std::string& origin, const LoadOptions& opt) {
+  return non_empty(parse_any(text, origin, opt), origin);
+}
+
+static Graph parse_any(const std::string& text, const std::string& origin, const LoadOptions& opt) {
   GraphFormat format = opt.format;
   if (format == GraphFormat::Auto && starts_with_premat2(text)) format = GraphFormat::PRemat2;
   if (format == GraphFormat::PRemat2) {

@@ -11,6 +11,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
@@ -22,7 +23,7 @@ namespace hiremate {
 // in the other half on resnet50, rl2-n250 and rl1-n100 at 70 %.
 constexpr double kRelaxationShare = 0.75;
 
-std::optional<std::string> CheckmateSolver::unsupported(const Graph&) const { return std::nullopt; }
+std::optional<std::string> CheckmateSolver::unsupported(const Graph& g) const { return checkmate::too_big(g); }
 
 int64_t checkmate_min_budget(const Graph& g) {
   int64_t need = 0;
@@ -41,9 +42,9 @@ int64_t checkmate_min_budget(const Graph& g) {
 // resort of an anytime solve where CBC and the fallback found nothing, or something slower.
 // Returns the schedule with its simulated time.
 static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& g, int64_t budget,
-                                                                   const SolveOptions& opt) {
+                                                                   const SolveOptions& opt, double left) {
   SolveOptions o = opt;
-  o.time_limit = std::max(1.0, 0.1 * opt.time_limit);
+  o.time_limit = std::max(0.05, std::min(0.1 * opt.time_limit, left));
   Plan p = TwRematSolver().solve(g, budget, o);
   if (!p.has_schedule) return std::nullopt;
   SimResult r = simulate(g, p.schedule);
@@ -53,6 +54,7 @@ static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& 
 
 Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Plan plan;
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
@@ -68,12 +70,19 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   bool integral = true;
   for (double c : m.model.objective()) integral &= c == std::floor(c);
   milp::Options mo;
-  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  // CBC gets 85 % of the limit less the build time, the rest is for the TW-Remat fallback and checks;
+  // and no more than milp's hard deadline (1.1 x its limit + 2 s, for a CBC that ignores its limit)
+  // allows within the caller's limit.
+  mo.time_limit = std::max(0.1, std::min(0.85 * opt.time_limit, (opt.time_limit - 2) / 1.1) - built);
   mo.threads = opt.threads;
   // Optimal means optimal: with integer times any gap below 1 proves it, otherwise a 1e-9 gap.
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
   mo.log = opt.verbose;
+  // A CBC that ignores its limit (it checks it only between steps) is killed at 5 % past the
+  // caller's limit at the latest, less a margin for decoding and simulating: the grace of a solve
+  // of `seconds` that starts now.
+  auto grace = [&](double seconds) { return std::max(0.05, 1.05 * opt.time_limit - 0.2 - elapsed() - seconds); };
   mo.cbc_parameters = m.cbc_parameters;
   if (const char* e = std::getenv("HIREMATE_CBC_PARAMETERS")) {  // for experiments: name=value,name=value
     std::string spec = e;
@@ -127,7 +136,9 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     milp::Options ro = mo;
     // Measured on rl2-n250 at 80 %: zero-half cuts took 22 s in one round and CBC overran its limit.
     ro.cbc_parameters.push_back({"zeroHalfCuts", "off"});
-    checkmate::LazyOutcome lo = m.lazy(std::max(0.1, kRelaxationShare * mo.time_limit), ro, opt.verbose);
+    const double lazy_seconds = std::max(0.1, kRelaxationShare * mo.time_limit);
+    ro.grace_seconds = grace(lazy_seconds);
+    checkmate::LazyOutcome lo = m.lazy(lazy_seconds, ro, opt.verbose);
     mo.time_limit = std::max(0.1, mo.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (lo.infeasible) return infeasible();
     relaxation_bound = lo.bound;
@@ -159,6 +170,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   auto meets = [&](double time, std::optional<double> b) {
     return relaxation_bound && b && time - *b <= (integral ? 0.999 : 1e-9 * std::abs(time));
   };
+  mo.grace_seconds = grace(mo.time_limit);
   milp::Result res = milp::solve(m.model, mo);
   if (m.fallback) {
     // Anytime: when CBC found nothing (or crashed, or did worse), the checked heuristic plan stands.
@@ -183,7 +195,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
     plan.status = PlanStatus::TimedOut;
     plan.bound = bound_with(res.bound);
     plan.note = fmt::format("time limit of {} s reached without a feasible schedule", opt.time_limit);
-    auto tw = twremat_schedule(g, budget, opt);
+    auto tw = twremat_schedule(g, budget, opt, opt.time_limit - elapsed());
     if (other_plan && (!tw || other_plan->second < tw->second)) {
       plan.schedule = std::move(other_plan->first);
       plan.has_schedule = true;
@@ -225,7 +237,7 @@ Plan CheckmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& 
   }
   if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
   if (plan.status != PlanStatus::Optimal)
-    if (auto tw = twremat_schedule(g, budget, opt); tw && tw->second < time) {
+    if (auto tw = twremat_schedule(g, budget, opt, opt.time_limit - elapsed()); tw && tw->second < time) {
       plan.schedule = std::move(tw->first);
       plan.note += "; TW-Remat's plan was faster and is returned";
     }

@@ -420,7 +420,8 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
         DagModel r(*dag, cap, /*relax=*/true, full);
         milp::Options o = base;
         o.time_limit = left;
-        o.grace_seconds = 0.25 * left + 2;
+        // The caller's grace ends at its own hard deadline, whichever round runs then.
+        o.grace_seconds = base.grace_seconds >= 0 ? base.grace_seconds : 0.25 * left + 2;
         milp::Result res = milp::solve(r.model, o);
         outcome.rounds = round;
         if (res.status == milp::Status::Infeasible) {

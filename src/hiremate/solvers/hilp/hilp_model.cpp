@@ -475,6 +475,7 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   mo.time_limit = std::max(0.1, opt.time_limit - built);
   mo.threads = opt.threads;
+  mo.grace_seconds = opt.grace_seconds;
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
   mo.log = false;

@@ -32,6 +32,8 @@ namespace hiremate::hilp {
 
 struct HilpOptions {
   double time_limit = 10;  // seconds, for CBC
+  // Seconds a CBC that ignores its limit may run past it before it is killed (milp's default: 10 % + 2 s).
+  double grace_seconds = -1;
   int threads = 1;
   bool verbose = false;
   std::optional<int64_t> save_budget;  // bytes resident right after the loss, in the host

@@ -17,10 +17,18 @@ int TreeDecomposition::width() const {
 
 namespace {
 
+// Looks at the clock at every elimination (each costs far more than reading the clock).
+struct TimeCheck {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  void operator()() const {
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) throw DecompositionOutOfTime{};
+  }
+};
+
 // Min-fill with adjacency rows as bitsets: the fill of v is the number of non-adjacent pairs of
 // its neighbours, counted with one AND-NOT and popcount per neighbour.
 std::vector<std::vector<int>> eliminate_min_fill(const std::vector<std::vector<int>>& adj,
-                                                 std::vector<int>& order) {
+                                                 std::vector<int>& order, const TimeCheck& check) {
   const int n = static_cast<int>(adj.size());
   const size_t words = (static_cast<size_t>(n) + 63) / 64;
   std::vector<uint64_t> rows(static_cast<size_t>(n) * words, 0);
@@ -55,6 +63,7 @@ std::vector<std::vector<int>> eliminate_min_fill(const std::vector<std::vector<i
   std::vector<std::vector<int>> bags(n);
   std::vector<int> around, second;
   for (int step = 0; step < n; ++step) {
+    check();
     int best = -1;
     for (int v = 0; v < n; ++v)
       if (alive[v] && (best < 0 || std::tie(fill[v], degree[v], v) < std::tie(fill[best], degree[best], best)))
@@ -92,7 +101,7 @@ std::vector<std::vector<int>> eliminate_min_fill(const std::vector<std::vector<i
 
 // Min-degree with sorted neighbour lists, for graphs too large for bitset rows.
 std::vector<std::vector<int>> eliminate_min_degree(const std::vector<std::vector<int>>& adj,
-                                                   std::vector<int>& order) {
+                                                   std::vector<int>& order, const TimeCheck& check) {
   const int n = static_cast<int>(adj.size());
   std::vector<std::set<int>> nb(n);
   for (int v = 0; v < n; ++v) nb[v].insert(adj[v].begin(), adj[v].end());
@@ -100,6 +109,7 @@ std::vector<std::vector<int>> eliminate_min_degree(const std::vector<std::vector
   for (int v = 0; v < n; ++v) queue.insert({static_cast<int>(nb[v].size()), v});
   std::vector<std::vector<int>> bags(n);
   while (!queue.empty()) {
+    check();
     int v = queue.begin()->second;
     queue.erase(queue.begin());
     order.push_back(v);
@@ -107,6 +117,7 @@ std::vector<std::vector<int>> eliminate_min_degree(const std::vector<std::vector
     bags[v].push_back(v);
     bags[v].insert(bags[v].end(), around.begin(), around.end());
     for (int a : around) {
+      check();  // late steps have thousands of neighbours, each step then takes long
       queue.erase({static_cast<int>(nb[a].size()), a});
       nb[a].erase(v);
       for (int b : around)
@@ -120,11 +131,14 @@ std::vector<std::vector<int>> eliminate_min_degree(const std::vector<std::vector
 
 }  // namespace
 
-TreeDecomposition decompose(const std::vector<std::vector<int>>& adjacency, Heuristic heuristic) {
+TreeDecomposition decompose(const std::vector<std::vector<int>>& adjacency, Heuristic heuristic,
+                            std::optional<std::chrono::steady_clock::time_point> deadline) {
   const int n = static_cast<int>(adjacency.size());
   TreeDecomposition td;
-  td.bags = heuristic == Heuristic::MinFill && n <= kMinFillLimit ? eliminate_min_fill(adjacency, td.elimination)
-                                                                   : eliminate_min_degree(adjacency, td.elimination);
+  const TimeCheck check{deadline};
+  td.bags = heuristic == Heuristic::MinFill && n <= kMinFillLimit
+                ? eliminate_min_fill(adjacency, td.elimination, check)
+                : eliminate_min_degree(adjacency, td.elimination, check);
   td.position.assign(n, 0);
   for (int i = 0; i < n; ++i) td.position[td.elimination[i]] = i;
   td.parent.assign(n, -1);

@@ -7,6 +7,8 @@
 // exact with bitset rows up to kMinFillLimit vertices; min-degree (ties: smallest id) above, where
 // min-fill's quadratic rows would not pay off. Deterministic.
 #pragma once
+#include <chrono>
+#include <optional>
 #include <vector>
 
 namespace hiremate::twremat {
@@ -26,8 +28,12 @@ struct TreeDecomposition {
 
 // `adjacency`: an undirected simple graph (symmetric lists, no self loops). `heuristic` is a
 // request: above kMinFillLimit vertices min-degree is used.
+// With a `deadline`, elimination checks the clock as it goes and throws DecompositionOutOfTime once
+// it has passed (it is quadratic or worse on large graphs: minutes at 20,000 nodes).
+struct DecompositionOutOfTime {};
 TreeDecomposition decompose(const std::vector<std::vector<int>>& adjacency,
-                            Heuristic heuristic = Heuristic::MinFill);
+                            Heuristic heuristic = Heuristic::MinFill,
+                            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 // Finds balanced separators of vertex subsets. For a connected set A, the returned bag B has the
 // property that every connected component of A \ B has at most |A| / 2 vertices. It works on the

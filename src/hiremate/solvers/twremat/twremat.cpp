@@ -56,7 +56,15 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
   }
 
   Dag dag(g);
-  TreeDecomposition td = decompose(dag.neighbours);
+  TreeDecomposition td;
+  try {
+    td = decompose(dag.neighbours, Heuristic::MinFill, deadline.at);
+  } catch (const DecompositionOutOfTime&) {
+    plan.status = PlanStatus::TimedOut;
+    plan.note = fmt::format("time limit of {} s reached while decomposing the graph ({} nodes); no plan was built",
+                            opt.time_limit, dag.n);
+    return plan;
+  }
   if (opt.verbose)
     std::cerr << fmt::format("twremat: {} nodes, tree decomposition of width {}\n", dag.n, td.width());
   struct Best {
