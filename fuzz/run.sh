@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target for SECONDS each. Seeds are read where they live (tests/data, examples,
+# Runs every libFuzzer target for SECONDS each. Seeds are read where they live (tests/bad_inputs, examples,
 # the shared benchmark graphs) plus a few made here from the built CLI; the growing corpus and any
 # crash-* files stay in BUILD/fuzz/. CLI is a normal build's hiremate (it makes the seeds).
 # Usage: fuzz/run.sh BUILD SECONDS CLI [TARGET...]
@@ -28,9 +28,9 @@ printf 'p remat2\nmemlimit 64\nnode 0 cpu 1 mem 8\nnode 1 deps 0 cpu 2 mem 8\nno
 status=0
 for t in "${targets[@]}"; do
   case $t in
-    fuzz_own_json) seeds=(examples tests/data/bad "$work/seeds/own") ;;
-    fuzz_node_link) seeds=(tests/data/bad "$shared") ;;
-    fuzz_premat2) seeds=(tests/data/bad "$work/seeds/premat2") ;;
+    fuzz_own_json) seeds=(examples tests/bad_inputs "$work/seeds/own") ;;
+    fuzz_node_link) seeds=(tests/bad_inputs "$shared") ;;
+    fuzz_premat2) seeds=(tests/bad_inputs "$work/seeds/premat2") ;;
     fuzz_schedule) seeds=("$work/seeds/schedule") ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac

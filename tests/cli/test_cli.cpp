@@ -135,7 +135,7 @@ TEST(Cli, InfoReproducesThePublishedBudgets) {
 }
 
 TEST(Cli, EveryBadInputFileExitsTwoWithItsMessage) {
-  std::string dir = std::string(HIREMATE_SOURCE_DIR) + "/tests/data/bad";
+  std::string dir = std::string(HIREMATE_SOURCE_DIR) + "/tests/bad_inputs";
   std::ifstream manifest(dir + "/EXPECTED.tsv");
   ASSERT_TRUE(manifest) << "missing " << dir << "/EXPECTED.tsv";
   std::string line;

@@ -1,4 +1,4 @@
-// Every malformed file in tests/data/bad is rejected with BadInput and a message that names the
+// Every malformed file in tests/bad_inputs is rejected with BadInput and a message that names the
 // problem. The manifest EXPECTED.tsv (<file> TAB <fragment>) is the single list: the CLI tests read
 // it too, and this test checks that it names every file in the folder and nothing else. Files named
 // schedule_* are schedules for examples/unet-dag.json: rejected when read or found invalid by simulate().
@@ -19,7 +19,7 @@ using namespace hiremate;
 
 namespace {
 
-const std::string kBadDir = std::string(HIREMATE_SOURCE_DIR) + "/tests/data/bad";
+const std::string kBadDir = std::string(HIREMATE_SOURCE_DIR) + "/tests/bad_inputs";
 
 struct Case {
   std::string file, fragment;
