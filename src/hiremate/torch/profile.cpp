@@ -16,6 +16,7 @@
 #include "hiremate/torch/capture.h"
 #include "hiremate/torch/measure.h"
 #include "hiremate/torch/memory_counter.h"
+#include "hiremate/torch/profile_capture.h"
 
 namespace hiremate::torchbridge {
 
@@ -205,6 +206,8 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
 
 }  // namespace
 
+std::string group_node_name(size_t i, const Group& grp) { return node_name(i, grp); }
+
 ProfiledModel profile_model(const std::string& model_path, const std::string& inputs_path,
                             const ProfileOptions& opt) {
   auto t0 = std::chrono::steady_clock::now();
@@ -216,7 +219,16 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
   module.to(device);
   MemoryCounter installed(device.is_cuda());  // every node is timed with the same allocator
   auto cap = capture(module, inputs, model_path);
+  ProfiledModel out = profile_capture(*cap, base_name(model_path), opt);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
 
+ProfiledModel profile_capture(const Capture& capture_, const std::string& name, const ProfileOptions& opt) {
+  const Capture* cap = &capture_;
+  std::vector<c10::IValue> source_values;
+  for (const auto* v : cap->sources) source_values.push_back(cap->values.at(v));
+  c10::Device device = input_device(source_values);
   MeasureOptions mo;
   mo.runs = std::max(1, opt.runs);
   mo.warmup = std::max(0, opt.warmup);
@@ -247,7 +259,7 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
   }
 
   ProfiledModel out;
-  out.graph = build_graph(*cap, m, base_name(model_path));
+  out.graph = build_graph(*cap, m, name);
   for (size_t i = 0; i < cap->groups.size(); ++i) {
     const Group& grp = cap->groups[i];
     out.info.push_back({node_name(i, grp), grp.ops, grp.shapes, grp.signature});
@@ -256,7 +268,6 @@ ProfiledModel profile_model(const std::string& model_path, const std::string& in
   out.signatures = distinct;
   out.parameter_bytes = cap->parameter_bytes;
   out.static_bytes = cap->static_bytes;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 
