@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "hiremate/common/error.h"
+#include "hiremate/torch/memory_counter.h"
 #include "hiremate/torch/profile_capture.h"
 
 namespace hiremate::torchbridge {
@@ -340,7 +341,11 @@ void Executor::clear_step() {
 }
 
 double Executor::step(const Schedule& s) {
+  MemoryCounter counter;
+  trace_after.clear();
+  trace_during.clear();
   for (const Op& op : s.ops) {
+    if (trace) counter.reset_peak();
     if (op.kind == Op::Kind::Loss) {
       seed_loss();
     } else if (op.kind == Op::Kind::Delete) {
@@ -351,7 +356,12 @@ double Executor::step(const Schedule& s) {
       if (r.kind == Role::Backward) backward(r.group);
       if (r.kind == Role::Loss) seed_loss();
     }
+    if (trace) {
+      trace_after.push_back(counter.current());
+      trace_during.push_back(counter.peak());
+    }
   }
+
   clear_step();
   return loss_;
 }

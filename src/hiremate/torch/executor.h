@@ -46,6 +46,10 @@ class Executor {
   // Returns the loss.
   double step(const Schedule& s);
   std::vector<Parameter>& parameters() { return params_; }
+  // Bytes alive after each op of the last step and the peak during it (filled when trace is set;
+  // the counter's peak is then reset per op): to set beside the simulator's timeline.
+  bool trace = false;
+  std::vector<int64_t> trace_after, trace_during;
 
  private:
   struct Role;

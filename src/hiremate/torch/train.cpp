@@ -8,6 +8,8 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "hiremate/common/error.h"
@@ -141,6 +143,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   r.recomputations = plan.sim.recomputations;
 
   Executor ex(*cap, g);
+  ex.trace = std::getenv("HIREMATE_EXEC_TRACE") != nullptr;
   auto names = parameter_names(cap->module);
   std::unique_ptr<PlainTrainer> plain;
   if (opt.compare) plain = std::make_unique<PlainTrainer>(model_path, inputs, device);
@@ -154,6 +157,13 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
     s.loss = ex.step(plan.schedule);
     s.time = clock_seconds(false) - t0;
     s.peak = counter.peak() - c0;
+    if (ex.trace) {  // per op: simulated and measured activation bytes during it and after it
+      s.peak = *std::max_element(ex.trace_during.begin(), ex.trace_during.end()) - c0;
+      for (size_t i = 0; k == 0 && i < ex.trace_after.size() && i < plan.sim.timeline.size(); ++i)
+        std::fprintf(stderr, "%zu\t%s\t%ld\t%ld\t%ld\t%ld\n", i, hiremate::describe(g, plan.schedule.ops[i]).c_str(),
+                     long(plan.sim.timeline[i].during - g.source_bytes()), long(ex.trace_during[i] - c0),
+                     long(plan.sim.timeline[i].after - g.source_bytes()), long(ex.trace_after[i] - c0));
+    }
     if (plain) {
       at::manual_seed(opt.seed + static_cast<uint64_t>(k));
       c0 = counter.current();
