@@ -194,9 +194,10 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
       auto it = views.find(grp.inputs[k]);
       add_unique(outs, it != views.end() ? it->second.grad : grad[o]);
     }
-    // Measured from the views' gradients, the backward's overhead includes joining them: here the
-    // view nodes' backwards write the joined gradient, so it is resident already.
-    int64_t overhead = std::max<int64_t>(0, m[i].bwd_overhead - (view_exports[i].empty() ? 0 : grad_bytes[i]));
+    // Measured from the views' gradients, the backward's overhead includes joining them. The view
+    // nodes' backwards stand for that join in the graph, but PyTorch (and the executor) still holds
+    // the views' gradients while the split's backward allocates the joined one: the overhead stays.
+    int64_t overhead = m[i].bwd_overhead;
     NodeId b = g.add_compute(names[i] + ".bwd", ComputeKind::Backward, m[i].bwd_time, overhead, deps, outs, fake);
     g.set_pair(fwd[i], b);
   }
