@@ -21,6 +21,11 @@ demo: build
 	$(BUILD)/hiremate info examples/mlp4-train.json
 	$(BUILD)/hiremate solve examples/mlp4-train.json --solver autograd --budget 1.0
 	$(BUILD)/hiremate solve examples/mlp4-train.json --solver recompute_all --budget 64MiB
+	@if [ -e $(BUILD)/libhiremate_torch_plugin.so ]; then \
+	  /usr/bin/python3 examples/models/trace.py $(BUILD)/models gpt2 && \
+	  $(BUILD)/hiremate train $(BUILD)/models/gpt2.pt --inputs $(BUILD)/models/gpt2.inputs.pt \
+	    --budget 50% --steps 3 --time-limit 20; \
+	else echo "(built without LibTorch: skipping the PyTorch training demo)"; fi
 
 test: build test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -30,5 +30,6 @@ Runner add_solve(CLI::App& app);
 Runner add_partition(CLI::App& app);
 Runner add_generate(CLI::App& app);
 Runner add_profile(CLI::App& app);
+Runner add_train(CLI::App& app);
 
 }  // namespace hiremate::cli

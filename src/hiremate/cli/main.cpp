@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<hiremate::cli::Runner> runners{hiremate::cli::add_info(app), hiremate::cli::add_simulate(app),
                                              hiremate::cli::add_solve(app), hiremate::cli::add_partition(app),
-                                             hiremate::cli::add_generate(app), hiremate::cli::add_profile(app)};
+                                             hiremate::cli::add_generate(app), hiremate::cli::add_profile(app),
+                                             hiremate::cli::add_train(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

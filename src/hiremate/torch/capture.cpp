@@ -49,6 +49,34 @@ std::string short_kind(const Node* n) {
   return s;
 }
 
+// An in-place update whose target nothing else reads (ResNet's `out += identity` after the last
+// batch norm; RemoveTensorMutation leaves some) becomes its functional op: a group then never
+// writes another group's storage, so deleting and recomputing groups stays independent.
+void functionalize_sole_updates(torch::jit::Graph& graph) {
+  std::vector<Node*> todo;
+  for (Node* n : graph.nodes()) {
+    std::string kind = n->kind().toQualString();
+    if (kind.rfind("aten::", 0) != 0 || kind.back() != '_' || kind.size() < 8 || n->inputs().empty()) continue;
+    Value* target = n->input(0);
+    Node* producer = target->node();
+    if (target->uses().size() != 1 || producer->kind() == c10::prim::Param || producer->kind() == c10::prim::GetAttr)
+      continue;
+    todo.push_back(n);
+  }
+  for (Node* n : todo) {
+    std::string kind = n->kind().toQualString();
+    Node* f = graph.create(c10::Symbol::fromQualString(kind.substr(0, kind.size() - 1)), n->inputs(), 1);
+    f->insertBefore(n);
+    if (!f->maybeSchema()) {  // no functional twin: keep the update
+      f->destroy();
+      continue;
+    }
+    f->output()->setType(n->output()->type());
+    n->output()->replaceAllUsesWith(f->output());
+    n->destroy();
+  }
+}
+
 }  // namespace
 
 std::string describe(const c10::IValue& v, bool with_grad) {
@@ -92,6 +120,7 @@ std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c1
                    "instead of scripting it");
   }
   torch::jit::RemoveTensorMutation(graph);
+  functionalize_sole_updates(*graph);
   torch::jit::EliminateDeadCode(graph);
   cap->graph = graph;
   if (graph->inputs().size() != inputs.size() + 1)

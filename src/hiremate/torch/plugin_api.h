@@ -3,15 +3,17 @@
 // LibTorch (about a second of static initialisation). Torch-free.
 #pragma once
 #include "hiremate/torch/profile.h"
+#include "hiremate/torch/train.h"
 
 namespace hiremate::torchbridge {
 
-constexpr int kPluginVersion = 1;
+constexpr int kPluginVersion = 2;
 
 struct PluginApi {
   int version;
   ProfiledModel (*profile_model)(const std::string&, const std::string&, const ProfileOptions&);
   Reference (*measure_reference)(const std::string&, const std::string&, const ProfileOptions&);
+  TrainReport (*train_model)(const std::string&, const std::string&, const TrainOptions&);
 };
 
 }  // namespace hiremate::torchbridge

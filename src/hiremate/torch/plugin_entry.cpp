@@ -3,6 +3,6 @@
 
 extern "C" __attribute__((visibility("default"))) const hiremate::torchbridge::PluginApi* hiremate_torch_plugin_api() {
   using namespace hiremate::torchbridge;
-  static const PluginApi api{kPluginVersion, &profile_model, &measure_reference};
+  static const PluginApi api{kPluginVersion, &profile_model, &measure_reference, &train_model};
   return &api;
 }

@@ -2,6 +2,7 @@
 // the same API, each call a BadInput that says how to get the feature.
 #include "hiremate/common/error.h"
 #include "hiremate/torch/profile.h"
+#include "hiremate/torch/train.h"
 
 namespace hiremate::torchbridge {
 namespace {
@@ -14,5 +15,6 @@ namespace {
 bool available() { return false; }
 ProfiledModel profile_model(const std::string&, const std::string&, const ProfileOptions&) { unavailable(); }
 Reference measure_reference(const std::string&, const std::string&, const ProfileOptions&) { unavailable(); }
+TrainReport train_model(const std::string&, const std::string&, const TrainOptions&) { unavailable(); }
 
 }  // namespace hiremate::torchbridge

@@ -55,5 +55,8 @@ ProfiledModel profile_model(const std::string& m, const std::string& i, const Pr
 Reference measure_reference(const std::string& m, const std::string& i, const ProfileOptions& o) {
   return plugin().measure_reference(m, i, o);
 }
+TrainReport train_model(const std::string& m, const std::string& i, const TrainOptions& o) {
+  return plugin().train_model(m, i, o);
+}
 
 }  // namespace hiremate::torchbridge

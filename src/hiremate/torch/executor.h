@@ -1,0 +1,76 @@
+// The executor (research/hiremate.md §7, env-notes §2): runs a Schedule of the captured graph node
+// by node on real tensors, one training step at a time.
+//
+// Storage model. Each group's exports live in `values_` (detached: our references pin storage,
+// never autograd graphs). A forward that keeps phantoms runs with grad on inputs re-rooted on
+// tensor-free capture sinks and keeps only its outputs' gradient edges (its autograd graph); any
+// other forward runs without grad. Deleting a group's data evicts its storages (the StorageImpl's
+// data pointer is dropped), so that a copy saved inside an autograd graph is freed with it, as the
+// simulator assumes. Recomputing refills every earlier StorageImpl of the data with a non-owning
+// pointer to the new storage: saved tensors and views of the old one read the new bytes.
+#pragma once
+#include <torch/csrc/autograd/function.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "hiremate/graph/graph.h"
+#include "hiremate/schedule/schedule.h"
+#include "hiremate/torch/capture.h"
+
+namespace hiremate::torchbridge {
+
+// A parameter's gradient end point: adds each gradient in place to a buffer allocated before the
+// step (as AccumulateGrad adds to .grad; the buffer is outside the measured activations).
+class AccumulateSink final : public torch::autograd::Node {
+ public:
+  explicit AccumulateSink(at::Tensor buffer);
+  torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  at::Tensor buffer;
+};
+
+struct Parameter {
+  at::Tensor value;  // shares the module parameter's storage; its gradient goes to `sink`
+  std::shared_ptr<AccumulateSink> sink;
+};
+
+class Executor {
+ public:
+  // `cap` and `g` (built from cap by profile_capture) must outlive the executor.
+  Executor(const Capture& cap, const Graph& g);
+  ~Executor();
+
+  // One step: runs every op; parameter gradients accumulate into parameters()[k].sink->buffer.
+  // Returns the loss.
+  double step(const Schedule& s);
+  std::vector<Parameter>& parameters() { return params_; }
+  // Bytes alive after each op of the last step and the peak during it (filled when trace is set;
+  // the counter's peak is then reset per op): to set beside the simulator's timeline.
+  bool trace = false;
+  std::vector<int64_t> trace_after, trace_during;
+
+ private:
+  struct Role;
+  struct GroupState;
+  void forward(int i, bool keep_phantoms);
+  void backward(int i);
+  void seed_loss();
+  void delete_data(NodeId d);
+  void clear_step();
+
+  const Capture& cap_;
+  const Graph& g_;
+  Interpreter interp_;
+  Env statics_;                      // cap's statics with parameters on accumulating sinks
+  std::vector<Parameter> params_;
+  Env values_;                       // resident exports and the model inputs
+  std::unordered_map<const torch::jit::Value*, std::vector<at::Tensor>> grads_;  // per flattened tensor
+  std::vector<Role> compute_role_, data_role_;
+  std::vector<GroupState> groups_;
+  std::vector<bool> need_grad_, has_phantoms_;
+  double loss_ = 0;
+};
+
+}  // namespace hiremate::torchbridge
