@@ -1,0 +1,143 @@
+#include "hiremate/solvers/dagremat/dagremat.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <thread>
+
+#include "hiremate/common/error.h"
+#include "hiremate/common/random.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/dagremat/gap_bound.h"
+#include "hiremate/solvers/dagremat/keep_state.h"
+#include "hiremate/solvers/dagremat/search.h"
+#include "hiremate/solvers/dagremat/stage_dag.h"
+
+namespace hiremate {
+
+using dagremat::Clock;
+
+std::optional<std::string> DagRematSolver::unsupported(const Graph& g) const {
+  if (g.is_training()) return std::string("it plans generic DAGs (no backward or loss nodes); use hiremate or checkmate");
+  return std::nullopt;
+}
+
+Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                    0.95 * opt.time_limit));
+  Plan plan;
+  int64_t floor_budget = checkmate_min_budget(g);
+  if (budget < floor_budget) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
+                            "output and overhead, plus the sources); the budget must be at least that",
+                            budget, floor_budget);
+    return plan;
+  }
+  dagremat::StageDag dag(g);
+  const int64_t cap = budget - dag.sources;
+  double one_run = 0;
+  for (double c : dag.cost) one_run += c;
+
+  dagremat::KeepState keep_all(dag, cap);
+  if (keep_all.excess() == 0) {  // every node once: nothing is faster
+    plan.status = PlanStatus::Optimal;
+    plan.schedule = insert_frees(g, keep_all.ops());
+    plan.has_schedule = true;
+    plan.bound = one_run;
+    plan.note = "keep-all fits the budget";
+    return plan;
+  }
+  dagremat::GapBound gb = dagremat::gap_bound(dag, cap, kBoundShare * opt.time_limit, opt.threads, opt.verbose);
+  if (gb.infeasible) {
+    plan.status = PlanStatus::Infeasible;
+    plan.note = "proven infeasible: " + gb.note;
+    return plan;
+  }
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+
+  // Starts: keep-all and the relaxation's decisions, each repaired and polished.
+  std::vector<int> best_keep;
+  double best_cost = std::numeric_limits<double>::infinity();
+  std::string best_from;
+  auto consider = [&](dagremat::KeepState& s, const char* from) {
+    bool fits = dagremat::repair(s, deadline);
+    if (!fits) return;
+    dagremat::polish(s, deadline);
+    s.commit();
+    if (opt.verbose)
+      std::cerr << fmt::format("dagremat: start from {}: recomputation {} ({:.3f} %), {:.2f} s\n", from,
+                               s.recompute_cost(), 100 * s.recompute_cost() / one_run, elapsed());
+    if (s.recompute_cost() < best_cost) {
+      best_cost = s.recompute_cost();
+      best_keep = s.resumes();
+      best_from = from;
+    }
+  };
+  consider(keep_all, "keep-all");
+  if (!gb.keep.empty()) {
+    dagremat::KeepState s(dag, cap);
+    std::vector<int> resume(dag.gaps.size());
+    for (size_t gi = 0; gi < dag.gaps.size(); ++gi) resume[gi] = gb.keep[gi] ? dag.gaps[gi].lo : dag.gaps[gi].hi;
+    s.assign(resume);
+    consider(s, "the relaxation");
+  }
+  if (best_keep.empty()) {
+    plan.status = PlanStatus::TimedOut;
+    plan.bound = gb.bound ? std::optional<double>(one_run + *gb.bound) : std::nullopt;
+    plan.note = "no plan found: the greedy repair could not bring every stage under the budget";
+    return plan;
+  }
+
+  // Improve: one ruin-and-recreate search per thread, each from the best start with its own seed.
+  const int workers = std::max(1, opt.threads);
+  std::vector<std::vector<int>> results(workers);
+  std::vector<double> costs(workers, best_cost);
+  std::vector<dagremat::SearchStats> stats(workers);
+  auto work = [&](int w) {
+    dagremat::KeepState s(dag, cap);
+    s.assign(best_keep);
+    SplitMix64 rng{opt.seed * 7919 + static_cast<uint64_t>(w) + 1};
+    stats[w] = dagremat::improve(s, deadline, rng, kPatience);
+    results[w] = s.resumes();
+    costs[w] = s.recompute_cost();
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& th : pool) th.join();
+  int bw = static_cast<int>(std::min_element(costs.begin(), costs.end()) - costs.begin());
+  if (costs[bw] < best_cost) {
+    best_cost = costs[bw];
+    best_keep = results[bw];
+  }
+  dagremat::KeepState final_state(dag, cap);
+  final_state.assign(best_keep);
+  HM_ASSERT(final_state.excess() == 0, "dagremat: the chosen decisions exceed the budget");
+  plan.schedule = insert_frees(g, final_state.ops());
+  SimResult sim = simulate(g, plan.schedule);
+  if (!sim.valid || sim.peak > budget)
+    throw SolverFailure(fmt::format("dagremat: the plan was rejected by the simulator ({}); this is a bug",
+                                    sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
+  plan.has_schedule = true;
+  long rounds = 0, accepted = 0;
+  for (const auto& st : stats) {
+    rounds += st.rounds;
+    accepted += st.accepted;
+  }
+  if (gb.bound) plan.bound = std::min(sim.time, one_run + *gb.bound);
+  const bool meets = plan.bound && sim.time - *plan.bound <= 1e-9 * std::max(1.0, std::abs(sim.time));
+  plan.status = meets ? PlanStatus::Optimal : PlanStatus::Feasible;
+  plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
+                          best_from, rounds, accepted,
+                          gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+  if (opt.verbose)
+    std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
+                             100 * best_cost / one_run, elapsed());
+  return plan;
+}
+
+}  // namespace hiremate
