@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -60,7 +61,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
 
   // Starts: keep-all and the relaxation's decisions, each repaired and polished.
-  std::vector<int> best_keep;
+  std::vector<dagremat::KeepState::Decision> best_keep;
   double best_cost = std::numeric_limits<double>::infinity();
   std::string best_from;
   auto consider = [&](dagremat::KeepState& s, const char* from) {
@@ -73,16 +74,17 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
                                s.recompute_cost(), 100 * s.recompute_cost() / one_run, elapsed());
     if (s.recompute_cost() < best_cost) {
       best_cost = s.recompute_cost();
-      best_keep = s.resumes();
+      best_keep = s.decisions();
       best_from = from;
     }
   };
   consider(keep_all, "keep-all");
   if (!gb.keep.empty()) {
     dagremat::KeepState s(dag, cap);
-    std::vector<int> resume(dag.gaps.size());
-    for (size_t gi = 0; gi < dag.gaps.size(); ++gi) resume[gi] = gb.keep[gi] ? dag.gaps[gi].lo : dag.gaps[gi].hi;
-    s.assign(resume);
+    auto decisions = s.decisions();
+    for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
+      if (!gb.keep[gi]) decisions[gi] = {dag.gaps[gi].lo, dag.gaps[gi].hi};
+    s.assign(decisions);
     consider(s, "the relaxation");
   }
   if (best_keep.empty()) {
@@ -94,15 +96,23 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
 
   // Improve: one ruin-and-recreate search per thread, each from the best start with its own seed.
   const int workers = std::max(1, opt.threads);
-  std::vector<std::vector<int>> results(workers);
+  std::vector<std::vector<dagremat::KeepState::Decision>> results(workers);
   std::vector<double> costs(workers, best_cost);
   std::vector<dagremat::SearchStats> stats(workers);
   auto work = [&](int w) {
     dagremat::KeepState s(dag, cap);
     s.assign(best_keep);
     SplitMix64 rng{opt.seed * 7919 + static_cast<uint64_t>(w) + 1};
-    stats[w] = dagremat::improve(s, deadline, rng, kPatience);
-    results[w] = s.resumes();
+    const char* mode = std::getenv("HIREMATE_DAGREMAT_SEARCH");
+    bool annealing = mode ? std::string(mode) == "anneal" : w % 2 == 1;
+    if (annealing) {
+      auto found = best_keep;
+      stats[w] = dagremat::anneal(s, deadline, rng, found);
+      s.assign(found);
+    } else {
+      stats[w] = dagremat::improve(s, deadline, rng, kPatience);
+    }
+    results[w] = s.decisions();
     costs[w] = s.recompute_cost();
   };
   std::vector<std::thread> pool;

@@ -20,7 +20,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   std::vector<milp::Var> var(dag.gaps.size(), -1);
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
-    if (g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;  // no moment inside, or nothing to save
+    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;  // no moment inside, or nothing to save
     for (int t = g.lo + 1; t < g.hi; ++t) around[t] += dag.mem[g.value];
   }
   std::vector<char> needed(n, 0);
@@ -35,7 +35,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   }
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
-    if (g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
+    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
     bool useful = false;
     for (int t = g.lo + 1; t < g.hi && !useful; ++t) useful = needed[t];
     if (!useful) continue;  // dropping it helps no tight moment: x = 0 in some optimum

@@ -7,20 +7,26 @@
 namespace hiremate::dagremat {
 
 KeepState::KeepState(const StageDag& dag, int64_t cap)
-    : dag_(dag), cap_(cap), resume_(dag.gaps.size()), resume_at_(dag.n), base_(dag.n, 0), cost_(dag.n, 0),
+    : dag_(dag), cap_(cap), dec_(dag.gaps.size()), resume_at_(dag.n), base_(dag.n, 0), cost_(dag.n, 0),
       peak_(dag.n, 0), stamp_(dag.n, 0), last_read_(dag.n, -1) {
   for (size_t gi = 0; gi < dag_.gaps.size(); ++gi) {
     const Gap& g = dag_.gaps[gi];
-    resume_[gi] = g.lo;
-    for (int t = g.lo + 1; t <= g.hi; ++t) base_[t] += dag_.mem[g.value];
+    dec_[gi] = g.tail ? Decision{g.lo, g.hi} : Decision{g.lo, g.lo};
+    for (int t = g.lo + 1; t <= std::min(g.hi, dag_.n - 1); ++t)
+      if (resident_with(static_cast<int>(gi), dec_[gi], t)) base_[t] += dag_.mem[g.value];
   }
   for (int t = 0; t < dag_.n; ++t) store(t, evaluate(t));
   journal_.clear();
 }
 
+bool KeepState::resident_with(int gap, Decision d, int t) const {
+  (void)gap;
+  return t <= d.hold || t > d.resume;
+}
+
 bool KeepState::resident(int value, int t) const {
   int gi = dag_.gap_at_boundary(value, t);
-  return gi >= 0 && t > resume_[gi];
+  return gi >= 0 && resident_with(gi, dec_[gi], t);
 }
 
 KeepState::Eval KeepState::evaluate(int t) const {
@@ -70,46 +76,64 @@ KeepState::Eval KeepState::evaluate(int t) const {
 }
 
 void KeepState::store(int t, Eval e) {
-  journal_.push_back({-1, t, cost_[t], peak_[t]});
+  journal_.push_back({-1, t, {0, 0}, cost_[t], peak_[t]});
   recompute_cost_ += e.cost - cost_[t];
   excess_ += std::max<int64_t>(0, e.peak - cap_) - std::max<int64_t>(0, peak_[t] - cap_);
   cost_[t] = e.cost;
   peak_[t] = e.peak;
 }
 
-void KeepState::move(int gap, int resume) {
+namespace {
+// A gap recomputes its value in stage r when it resumes strictly inside and is not held through r.
+bool seeds(const Gap& g, KeepState::Decision d) { return d.resume > g.lo && d.resume < g.hi && d.hold < d.resume; }
+// The stages whose entry residency or recomputations can differ between two decisions: entries
+// lo+1..hi, and stage lo (what it frees).
+std::pair<int, int> changed(KeepState::Decision a, KeepState::Decision b) {
+  if (a.resume == b.resume) return {std::min(a.hold, b.hold), std::max(a.hold, b.hold)};
+  if (a.hold == b.hold) return {std::min(a.resume, b.resume), std::max(a.resume, b.resume)};
+  return {std::min({a.hold, a.resume, b.hold, b.resume}), std::max({a.hold, a.resume, b.hold, b.resume})};
+}
+}  // namespace
+
+void KeepState::move(int gap, Decision d) {
   const Gap& g = dag_.gaps[gap];
-  const int old = resume_[gap];
+  const Decision old = dec_[gap];
   const int64_t m = dag_.mem[g.value];
-  // Resident at entries r+1..hi.
-  if (resume > old)
-    for (int t = old + 1; t <= resume; ++t) base_[t] -= m;
-  else
-    for (int t = resume + 1; t <= old; ++t) base_[t] += m;
-  if (old > g.lo && old < g.hi) {
-    auto& at = resume_at_[old];
+  auto [lo, hi] = changed(old, d);
+  for (int t = std::max(lo + 1, g.lo + 1); t <= std::min({hi, g.hi, dag_.n - 1}); ++t) {
+    bool was = resident_with(gap, old, t), now = resident_with(gap, d, t);
+    if (was != now) base_[t] += now ? m : -m;
+  }
+  if (seeds(g, old)) {
+    auto& at = resume_at_[old.resume];
     at.erase(std::find(at.begin(), at.end(), gap));
   }
-  if (resume > g.lo && resume < g.hi) resume_at_[resume].push_back(gap);
-  resume_[gap] = resume;
+  if (seeds(g, d)) resume_at_[d.resume].push_back(gap);
+  dec_[gap] = d;
 }
 
-void KeepState::set(int gap, int resume) {
+void KeepState::set(int gap, int hold, int resume) {
   const Gap& g = dag_.gaps[gap];
-  HM_ASSERT(resume >= g.lo && resume <= g.hi, "KeepState::set: resume outside the gap");
-  const int old = resume_[gap];
-  if (old == resume) return;
-  journal_.push_back({gap, old, 0, 0});
-  move(gap, resume);
-  for (int t = std::min(old, resume); t <= std::max(old, resume); ++t) store(t, evaluate(t));
+  HM_ASSERT(hold >= g.lo && hold <= g.hi && resume >= g.lo && resume <= g.hi, "KeepState::set: outside the gap");
+  HM_ASSERT(!g.tail || resume == g.hi, "KeepState::set: a tail gap never resumes");
+  Decision d{hold, resume};
+  if (!g.tail && hold >= resume) d = {g.lo, g.lo};  // kept
+  const Decision old = dec_[gap];
+  if (old.hold == d.hold && old.resume == d.resume) return;
+  journal_.push_back({gap, 0, old, 0, 0});
+  move(gap, d);
+  auto [lo, hi] = changed(old, d);
+  for (int t = lo; t <= std::min(hi, dag_.n - 1); ++t) store(t, evaluate(t));
 }
 
-void KeepState::assign(const std::vector<int>& resume) {
-  HM_ASSERT(resume.size() == resume_.size(), "KeepState::assign: one decision per gap");
-  for (size_t gi = 0; gi < resume.size(); ++gi) {
+void KeepState::assign(const std::vector<Decision>& decisions) {
+  HM_ASSERT(decisions.size() == dec_.size(), "KeepState::assign: one decision per gap");
+  for (size_t gi = 0; gi < decisions.size(); ++gi) {
     const Gap& g = dag_.gaps[gi];
-    HM_ASSERT(resume[gi] >= g.lo && resume[gi] <= g.hi, "KeepState::assign: resume outside the gap");
-    if (resume_[gi] != resume[gi]) move(static_cast<int>(gi), resume[gi]);
+    Decision d = decisions[gi];
+    HM_ASSERT(d.hold >= g.lo && d.hold <= g.hi && d.resume >= g.lo && d.resume <= g.hi,
+              "KeepState::assign: outside the gap");
+    if (dec_[gi].hold != d.hold || dec_[gi].resume != d.resume) move(static_cast<int>(gi), d);
   }
   for (int t = 0; t < dag_.n; ++t) store(t, evaluate(t));
   journal_.clear();
@@ -120,7 +144,7 @@ void KeepState::rollback(size_t mark) {
     Entry e = journal_.back();
     journal_.pop_back();
     if (e.gap >= 0) {
-      move(e.gap, e.t);
+      move(e.gap, e.old);
       continue;
     }
     recompute_cost_ += e.cost - cost_[e.t];

@@ -2,10 +2,11 @@
 // recomputation cost of every stage kept up to date as decisions change (the search's incremental
 // evaluator, in the spirit of FastSA's, but in the fixed order).
 //
-// The decision of gap (v, lo, hi) is its *resume* stage r, lo <= r <= hi: v is freed after stage lo,
-// recomputed in stage r and resident from there to hi (entries of stages r+1..hi). r = lo keeps v
-// through the gap; r = hi recomputes it for the read at hi. Recomputing v earlier than hi is what
-// makes a drop cheap: its inputs may still be resident then.
+// The decision of gap (v, lo, hi) is a pair: its *hold* a and its *resume* r, lo <= a, r <= hi: v is
+// resident on entry to stages lo+1..a, freed, recomputed in stage r and resident on entry to stages
+// r+1..hi. r = lo (or a >= r) keeps v through the gap; r = hi recomputes it for the read at hi.
+// Recomputing v earlier than hi is what makes a drop cheap: its inputs may still be resident then,
+// which holds (on tail gaps too) can arrange. A tail gap never resumes (r = n).
 //
 // Stage t runs the recomputations it needs, in graph order, then node t. What it needs: node t, the
 // values whose gaps resume at t, and recursively every input of a needed node that is not resident
@@ -32,16 +33,22 @@ class KeepState {
 
   const StageDag& dag() const { return dag_; }
   int64_t cap() const { return cap_; }
-  int resume(int gap) const { return resume_[gap]; }
-  bool kept(int gap) const { return resume_[gap] == dag_.gaps[gap].lo; }
-  const std::vector<int>& resumes() const { return resume_; }
+  struct Decision {
+    int hold, resume;
+  };
+  int resume(int gap) const { return dec_[gap].resume; }
+  int hold(int gap) const { return dec_[gap].hold; }
+  // Resident through the whole gap (no recomputation for it).
+  bool kept(int gap) const { return dec_[gap].hold >= dec_[gap].resume; }
+  const std::vector<Decision>& decisions() const { return dec_; }
   // Resident on entry to stage t (value < t).
   bool resident(int value, int t) const;
 
-  // Sets a gap's resume stage (lo..hi) and evaluates the stages it touches.
-  void set(int gap, int resume);
+  // Sets a gap's decision and evaluates the stages it touches. A kept gap is stored as (lo, lo).
+  void set(int gap, int hold, int resume);
+  void set(int gap, int resume) { set(gap, dec_[gap].hold, resume); }
   // Sets every decision at once (evaluates every stage); clears the journal.
-  void assign(const std::vector<int>& resume);
+  void assign(const std::vector<Decision>& decisions);
 
   double recompute_cost() const { return recompute_cost_; }  // time beyond one run of every node
   int64_t excess() const { return excess_; }  // sum over stages of the bytes above the cap
@@ -66,11 +73,12 @@ class KeepState {
   };
   Eval evaluate(int t) const;
   void store(int t, Eval e);  // updates totals, journals the old values
-  void move(int gap, int resume);  // the decision and the entry bytes of the stages it covers
+  void move(int gap, Decision d);  // the decision and the entry bytes of the stages it covers
+  bool resident_with(int gap, Decision d, int t) const;
 
   const StageDag& dag_;
   int64_t cap_;
-  std::vector<int> resume_;
+  std::vector<Decision> dec_;
   std::vector<std::vector<int>> resume_at_;  // stage -> gaps resuming there strictly inside (lo, hi)
   std::vector<int64_t> base_;  // bytes resident on entry to each stage
   std::vector<double> cost_;
@@ -79,8 +87,9 @@ class KeepState {
   int64_t excess_ = 0;
 
   struct Entry {
-    int gap;  // >= 0: a move, `t` the old resume; -1: stage t's old values
+    int gap;  // >= 0: a move, `old` the old decision; -1: stage t's old values
     int t;
+    Decision old;
     double cost;
     int64_t peak;
   };

@@ -1,6 +1,7 @@
 #include "hiremate/solvers/dagremat/search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace hiremate::dagremat {
@@ -18,27 +19,49 @@ int latest_cheap_resume(const KeepState& s, int gap, int from) {
 
 namespace {
 
-// Tries moves of one gap; returns the best by added cost per byte of excess removed.
+using Decision = KeepState::Decision;
+using Change = std::vector<std::pair<int, Decision>>;  // (gap, decision)
+
 struct Best {
-  int gap = -1, resume = 0;
+  Change change;
   double score = std::numeric_limits<double>::infinity();
 };
 
-void try_move(KeepState& s, int gi, int r, Best& best) {
-  if (r == s.resume(gi)) return;
+void apply_change(KeepState& s, const Change& c) {
+  for (const auto& [gi, d] : c) s.set(gi, d.hold, d.resume);
+}
+
+void try_change(KeepState& s, const Change& c, Best& best) {
   const double cost0 = s.recompute_cost();
   const int64_t excess0 = s.excess();
   size_t m = s.mark();
-  s.set(gi, r);
+  apply_change(s, c);
   const int64_t removed = excess0 - s.excess();
   const double added = s.recompute_cost() - cost0;
   s.rollback(m);
   if (removed <= 0) return;
   double score = added / static_cast<double>(removed);
-  if (score < best.score) best = {gi, r, score};
+  if (score < best.score) best = {c, score};
 }
 
 }  // namespace
+
+Change resume_with_holds(const KeepState& s, int gap, int r) {
+  const StageDag& dag = s.dag();
+  const Gap& g = dag.gaps[gap];
+  Change c{{gap, {std::min(s.hold(gap), r), r}}};
+  // Hold every input that is not resident at r from where it is until r.
+  for (int p : dag.pred[g.value]) {
+    if (s.resident(p, r)) continue;
+    int pg = dag.gap_at_boundary(p, r);
+    if (pg < 0) continue;
+    const Gap& gp = dag.gaps[pg];
+    Decision d = s.decisions()[pg];
+    if (d.hold >= gp.lo + 1 && d.hold < r && r <= d.resume) c.push_back({pg, {r, d.resume}});
+    else if (d.hold == gp.lo && r <= d.resume) c.push_back({pg, {r, d.resume}});
+  }
+  return c;
+}
 
 bool repair(KeepState& s, Clock::time_point deadline) {
   const StageDag& dag = s.dag();
@@ -50,19 +73,25 @@ bool repair(KeepState& s, Clock::time_point deadline) {
       int gi = dag.gap_at_boundary(v, t);
       if (gi < 0) continue;
       const Gap& g = dag.gaps[gi];
-      if (s.resume(gi) <= t) {
-        // v is in memory during stage t: recompute it after t instead.
-        if (g.hi == t) continue;  // an input of t
-        try_move(s, gi, g.hi, best);
-        try_move(s, gi, t + 1, best);
-        try_move(s, gi, latest_cheap_resume(s, gi, t + 1), best);
-      } else {
-        // v is recomputed for later: keeping it may spare stage t recomputations.
-        try_move(s, gi, g.lo, best);
+      const Decision d = s.decisions()[gi];
+      if (s.resident(v, t) && t <= d.hold && d.hold < d.resume) {
+        // Held for recomputations: hold it less.
+        try_change(s, {{gi, {std::max(g.lo, t - 1), d.resume}}}, best);
+        try_change(s, {{gi, {g.lo, d.resume}}}, best);
+      } else if (s.resident(v, t) || d.resume == t) {
+        // In memory during stage t: recompute it after t instead.
+        if (g.hi == t || g.tail) continue;
+        for (int r : {g.hi, t + 1, latest_cheap_resume(s, gi, t + 1)}) {
+          try_change(s, {{gi, {std::min(d.hold, t - 1) < g.lo ? g.lo : std::min(d.hold, t - 1), r}}}, best);
+          try_change(s, resume_with_holds(s, gi, r), best);
+        }
+      } else if (!g.tail) {
+        // Recomputed for later: keeping it may spare stage t recomputations.
+        try_change(s, {{gi, {g.lo, g.lo}}}, best);
       }
     }
-    if (best.gap < 0) return false;
-    s.set(best.gap, best.resume);
+    if (best.change.empty()) return false;
+    apply_change(s, best.change);
   }
   return true;
 }
@@ -71,18 +100,22 @@ void polish(KeepState& s, Clock::time_point deadline) {
   const StageDag& dag = s.dag();
   std::vector<int> moved;
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
-    if (!s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
+    if (!dag.gaps[gi].tail && !s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
   std::stable_sort(moved.begin(), moved.end(),
                    [&](int a, int b) { return dag.cost[dag.gaps[a].value] > dag.cost[dag.gaps[b].value]; });
   for (int gi : moved) {
     if (Clock::now() > deadline) return;
     const Gap& g = dag.gaps[gi];
+    if (g.tail) continue;
     for (int r : {g.lo, latest_cheap_resume(s, gi, g.lo + 1)}) {
       if (r >= s.resume(gi)) continue;
-      const double cost0 = s.recompute_cost();
-      size_t m = s.mark();
-      s.set(gi, r);
-      if (s.excess() > 0 || s.recompute_cost() >= cost0 - 1e-12) s.rollback(m);
+      for (const Change& c : {Change{{gi, {r == g.lo ? g.lo : s.hold(gi), r}}}, resume_with_holds(s, gi, r)}) {
+        const double cost0 = s.recompute_cost();
+        size_t m = s.mark();
+        apply_change(s, c);
+        if (s.excess() > 0 || s.recompute_cost() >= cost0 - 1e-12) s.rollback(m);
+        if (s.kept(gi)) break;
+      }
     }
   }
 }
@@ -95,7 +128,7 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
   while (Clock::now() < deadline && idle < patience) {
     std::vector<int> moved;
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
-      if (!s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
+      if (!dag.gaps[gi].tail && !s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
     if (moved.empty()) break;
     ++stats.rounds;
     ++idle;
@@ -103,13 +136,13 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
     // Ruin: keep a dropped gap and up to two others that overlap it in time.
     int first = moved[rng.between(0, static_cast<int64_t>(moved.size()) - 1)];
     const Gap& g0 = dag.gaps[first];
-    s.set(first, g0.lo);
+    s.set(first, g0.lo, g0.lo);
     int extra = static_cast<int>(rng.between(0, 2));
     for (int tries = 0; extra > 0 && tries < 20; ++tries) {
       int gi = moved[rng.between(0, static_cast<int64_t>(moved.size()) - 1)];
       const Gap& g = dag.gaps[gi];
       if (s.kept(gi) || g.hi <= g0.lo || g.lo >= g0.hi) continue;
-      s.set(gi, g.lo);
+      s.set(gi, g.lo, g.lo);
       --extra;
     }
     // Recreate.
@@ -125,6 +158,75 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
     s.rollback(0);
   }
   s.commit();
+  return stats;
+}
+
+}  // namespace hiremate::dagremat
+
+namespace hiremate::dagremat {
+
+SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best) {
+  const StageDag& dag = s.dag();
+  SearchStats stats;
+  s.commit();
+  std::vector<int> movable;
+  for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
+    const Gap& g = dag.gaps[gi];
+    if (!g.tail && g.hi - g.lo >= 2 && dag.mem[g.value] > 0) movable.push_back(static_cast<int>(gi));
+  }
+  if (movable.empty()) return stats;
+  double sum_cost = 0, sum_mem = 0;
+  for (int v = 0; v < dag.n; ++v) {
+    sum_cost += dag.cost[v];
+    sum_mem += static_cast<double>(dag.mem[v]);
+  }
+  // A byte of excess costs about what a byte of kept value saves, times a growing factor.
+  double lambda = 4 * sum_cost / std::max(1.0, sum_mem);
+  double best_cost = s.excess() == 0 ? s.recompute_cost() : std::numeric_limits<double>::infinity();
+  if (s.excess() == 0) best = s.decisions();
+  auto f = [&] { return s.recompute_cost() + lambda * static_cast<double>(s.excess()); };
+  const auto t0 = Clock::now();
+  const double total = std::chrono::duration<double>(deadline - t0).count();
+  const double temp0 = 0.02 * sum_cost / dag.n, temp1 = temp0 * 1e-3;
+  long infeasible_run = 0;
+  while (true) {
+    if ((stats.rounds & 63) == 0 && Clock::now() >= deadline) break;
+    ++stats.rounds;
+    double frac = std::min(1.0, std::chrono::duration<double>(Clock::now() - t0).count() / std::max(1e-9, total));
+    double temp = temp0 * std::pow(temp1 / temp0, frac);
+    int gi = movable[rng.between(0, static_cast<int64_t>(movable.size()) - 1)];
+    const Gap& g = dag.gaps[gi];
+    int r = g.lo;
+    bool with_holds = false;
+    switch (rng.between(0, 4)) {
+      case 0: r = g.lo; break;
+      case 1: r = g.hi; break;
+      case 2: r = latest_cheap_resume(s, gi, static_cast<int>(rng.between(g.lo + 1, g.hi))); break;
+      case 3: r = static_cast<int>(rng.between(g.lo + 1, g.hi)); with_holds = true; break;
+      default: r = static_cast<int>(rng.between(g.lo, g.hi)); break;
+    }
+    if (r == s.resume(gi) && !with_holds) continue;
+    const double f0 = f();
+    size_t m = s.mark();
+    if (with_holds) apply_change(s, resume_with_holds(s, gi, r));
+    else s.set(gi, r == g.lo ? g.lo : std::min(s.hold(gi), r), r);
+    const double delta = f() - f0;
+    if (delta <= 0 || rng.uniform(0, 1) < std::exp(-delta / temp)) {
+      ++stats.accepted;
+      s.commit();
+      if (s.excess() == 0 && s.recompute_cost() < best_cost - 1e-9) {
+        best_cost = s.recompute_cost();
+        best = s.decisions();
+      }
+    } else {
+      s.rollback(m);
+    }
+    infeasible_run = s.excess() > 0 ? infeasible_run + 1 : 0;
+    if (infeasible_run > 2000) {
+      lambda *= 2;
+      infeasible_run = 0;
+    }
+  }
   return stats;
 }
 

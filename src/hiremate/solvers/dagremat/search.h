@@ -4,6 +4,8 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "hiremate/common/random.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
@@ -15,6 +17,10 @@ using Clock = std::chrono::steady_clock;
 // The latest stage in [from, hi] of the gap at whose entry every input of its value is resident
 // (recomputing it there costs only its own time), or hi when there is none.
 int latest_cheap_resume(const KeepState& s, int gap, int from);
+
+// Resuming a gap at r together with holds that keep every input of its value resident until r
+// (so that the recomputation costs only the value's own time): (gap, decision) pairs to apply.
+std::vector<std::pair<int, KeepState::Decision>> resume_with_holds(const KeepState& s, int gap, int r);
 
 // Drops (or, where that helps, keeps) gaps until no stage exceeds the cap: each step takes the
 // stage furthest above the cap and applies the change of a gap around it with the least added
@@ -34,5 +40,9 @@ struct SearchStats {
 // other, repairs, polishes, and keeps the result when it is cheaper. The state stays fitting.
 // Stops after `patience` rounds in a row without a cheaper plan.
 SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience);
+
+// Simulated annealing over resume stages with the excess as a penalty, until the deadline; `best`
+// receives the cheapest fitting decisions met (unchanged when none fits).
+SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best);
 
 }  // namespace hiremate::dagremat

@@ -35,13 +35,15 @@ StageDag::StageDag(const Graph& g) : n(static_cast<int>(g.order.size())), order(
       gaps.push_back({v, lo, u});
       lo = u;
     }
+    if (!users[v].empty() && lo < n - 1) gaps.push_back({v, lo, n, true});
   }
   first_gap[n] = static_cast<int>(gaps.size());
 }
 
 int StageDag::gap_at_boundary(int value, int t) const {
   const auto& u = users[value];
-  if (t <= value || u.empty() || t > u.back()) return -1;
+  if (t <= value || u.empty() || t >= n) return -1;
+  if (t > u.back()) return gaps[first_gap[value + 1] - 1].tail ? first_gap[value + 1] - 1 : -1;
   // The first user >= t closes the gap.
   int k = static_cast<int>(std::lower_bound(u.begin(), u.end(), t) - u.begin());
   return first_gap[value] + k;
@@ -49,7 +51,7 @@ int StageDag::gap_at_boundary(int value, int t) const {
 
 int StageDag::gap_inside(int value, int t) const {
   int gi = gap_at_boundary(value, t);
-  return gi >= 0 && gaps[gi].hi != t ? gi : -1;
+  return gi >= 0 && gaps[gi].hi != t && !gaps[gi].tail ? gi : -1;
 }
 
 int64_t StageDag::moment_floor(int t) const {

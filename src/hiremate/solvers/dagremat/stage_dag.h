@@ -5,7 +5,9 @@
 // value (or its own first computation and its first read), i.e. moments lo < t < hi for the value's
 // producer or user at lo and its next user at hi. Within a gap the value is either kept (resident at
 // every moment of the gap) or dropped (freed after moment lo and recomputed for the read at hi).
-// Every read of a value at a first computation ends one gap; after its last user it is freed.
+// Every read of a value at a first computation ends one gap. After its last user a value has a
+// *tail* gap (last user, n): nothing requires it there, but holding it lets later recomputations
+// read it.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,7 +19,8 @@ namespace hiremate::dagremat {
 struct Gap {
   int value;  // position of the value's producer
   int lo;     // the producer's position or a user's position
-  int hi;     // the next user's position (> lo)
+  int hi;     // the next user's position (> lo); n for the tail gap
+  bool tail = false;  // the gap after the last user
 };
 
 struct StageDag {
@@ -35,7 +38,7 @@ struct StageDag {
   explicit StageDag(const Graph& g);
 
   // The gap of `value` that holds moment t strictly inside (lo < t < hi), or -1.
-  int gap_inside(int value, int t) const;
+  int gap_inside(int value, int t) const;  // (never a tail gap)
   // The gap of `value` with lo < t <= hi (the one a value resident on entry to stage t belongs to), or -1.
   int gap_at_boundary(int value, int t) const;
   // What must be resident at moment t whatever the schedule: t's output, its inputs, its overhead.
