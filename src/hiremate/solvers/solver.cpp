@@ -47,6 +47,7 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
                       "repetitive:can_use_rotor=false"};
     p.flat_checkmate_max_nodes = 200;
     p.rotor_at_top = true;
+    p.dag_solver_for_generic_dags = true;
     return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
   }
   std::string known;

@@ -83,8 +83,9 @@ bool repair(KeepState& s, Clock::time_point deadline) {
   const StageDag& dag = s.dag();
   // Candidates evaluated exactly per step, best estimates first. Measured on rl4-n1000 at 80 %: with
   // 8 the repair's plan cost 314 % instead of 2.9 % (the estimate misses cascades of recomputations),
-  // so every candidate is evaluated (18 s there, under a second on rl1-n100).
-  constexpr size_t kExact = std::numeric_limits<size_t>::max();
+  // so up to 1,500 nodes every candidate is evaluated (18 s there, under a second on rl1-n100);
+  // beyond, 16 (on a generated 5,000-node DAG at 90 % the full repair did not finish in 6 s).
+  const size_t kExact = dag.n <= 1500 ? std::numeric_limits<size_t>::max() : 16;
   while (s.excess() > 0) {
     if (Clock::now() > deadline) return false;
     const int t = s.worst_stage();
@@ -124,6 +125,7 @@ bool repair(KeepState& s, Clock::time_point deadline) {
     size_t drops = 0;
     for (const auto& [est, change] : candidates) {
       if (est > 0 && ++drops > kExact && !best.change.empty()) break;
+      if (Clock::now() > deadline) return false;
       try_change(s, change, best);
     }
     if (best.change.empty()) return false;
@@ -156,12 +158,12 @@ void polish(KeepState& s, Clock::time_point deadline) {
   }
 }
 
-SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience) {
+SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target) {
   const StageDag& dag = s.dag();
   SearchStats stats;
   s.commit();
   long idle = 0;
-  while (Clock::now() < deadline && idle < patience) {
+  while (Clock::now() < deadline && idle < patience && s.recompute_cost() > target + 1e-9) {
     std::vector<int> moved;
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
       if (!dag.gaps[gi].tail && !s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
@@ -201,7 +203,8 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
 
 namespace hiremate::dagremat {
 
-SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best) {
+SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best,
+                   double target) {
   const StageDag& dag = s.dag();
   SearchStats stats;
   s.commit();
@@ -224,9 +227,12 @@ SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, st
   const auto t0 = Clock::now();
   const double total = std::chrono::duration<double>(deadline - t0).count();
   const double temp0 = 0.02 * sum_cost / dag.n, temp1 = temp0 * 1e-3;
-  long infeasible_run = 0;
-  while (true) {
+  long infeasible_run = 0, since_best = 0;
+  // Stops when no fitting plan cheaper than the best came in this many moves.
+  const long patience = 50 * static_cast<long>(movable.size()) + 20000;
+  while (best_cost > target + 1e-9 && since_best < patience) {
     if ((stats.rounds & 63) == 0 && Clock::now() >= deadline) break;
+    ++since_best;
     ++stats.rounds;
     double frac = std::min(1.0, std::chrono::duration<double>(Clock::now() - t0).count() / std::max(1e-9, total));
     double temp = temp0 * std::pow(temp1 / temp0, frac);
@@ -253,6 +259,7 @@ SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, st
       if (s.excess() == 0 && s.recompute_cost() < best_cost - 1e-9) {
         best_cost = s.recompute_cost();
         best = s.decisions();
+        since_best = 0;
       }
     } else {
       s.rollback(m);

@@ -38,11 +38,14 @@ struct SearchStats {
 
 // Ruin and recreate from a fitting state until the deadline: keeps 1 to 3 dropped gaps near each
 // other, repairs, polishes, and keeps the result when it is cheaper. The state stays fitting.
-// Stops after `patience` rounds in a row without a cheaper plan.
-SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience);
+// Stops after `patience` rounds in a row without a cheaper plan, or once the recomputation cost
+// reaches `target` (a lower bound: nothing cheaper exists).
+SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target);
 
-// Simulated annealing over resume stages with the excess as a penalty, until the deadline; `best`
-// receives the cheapest fitting decisions met (unchanged when none fits).
-SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best);
+// Simulated annealing over decisions with the excess as a penalty, until the deadline, `target`, or
+// 50 moves per gap without a new best; `best` receives the cheapest fitting decisions met
+// (unchanged when none fits).
+SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, std::vector<KeepState::Decision>& best,
+                   double target);
 
 }  // namespace hiremate::dagremat
