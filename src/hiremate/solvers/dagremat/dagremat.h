@@ -4,13 +4,15 @@
 // 1. Bound and start: the gap relaxation (gap_bound.h), a covering ILP over "drop this value
 //    between these two reads", solved by CBC under a share of the time limit. Its proven bound
 //    plus one run of every node is a lower bound on any plan's time.
-// 2. Plans: keep/drop decisions per gap (keep_state.h), each stage recomputing what it needs. Two
-//    starts (keep-all, the relaxation's solution) are repaired greedily to the budget and polished;
-//    the better one is improved by ruin and recreate (search.h), one search per thread with its own
-//    seed, until the deadline or until a run of rounds brings nothing.
+// 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. Two
+//    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
+//    repaired greedily to the budget and polished; the better one is improved (search.h) by ruin
+//    and recreate on even threads and annealing on odd ones, each with its own seed, until the
+//    deadline, the bound, or a run of rounds without progress (docs/dagremat.md).
 // 3. The plan's compute sequence, frees after last use, is simulated and checked against the
 //    budget. Optimal when its time meets the bound (or keep-all fits), Feasible otherwise.
-// Deterministic for a given thread count unless the time limit cuts the search.
+// Deterministic for a given thread count unless the time limit cuts the search (it usually does on
+// graphs of hundreds of nodes: the searches run until the limit unless they meet the bound).
 #pragma once
 #include "hiremate/solvers/solver.h"
 
