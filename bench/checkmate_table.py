@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Runs the exact solver (hiremate solve --solver checkmate) on the public benchmark graphs at 90, 80
-and 70 % of peak(order) and writes a markdown table beside the published Checkmate, Moccasin and
-FastSA cells of ../shared/benchmarks/expected.json.
+"""Runs solvers for generic DAGs (hiremate solve --solver checkmate, dagremat, ...) on the public
+benchmark graphs at 90, 80 and 70 % of peak(order) and writes a markdown table beside the published
+Checkmate, Moccasin and FastSA cells of ../shared/benchmarks/expected.json.
 
-Usage: bench/checkmate_table.py [--graphs rl1-n100,fcn8-b32-train] [--budgets 90,80,70]
-                                [--time-limit 600] [--threads 2] [--out bench/results/checkmate.md]
+Usage: bench/checkmate_table.py [--solvers checkmate,dagremat] [--graphs rl1-n100,fcn8-b32-train]
+                                [--budgets 90,80,70] [--time-limit 600] [--threads 2]
+                                [--out bench/results/checkmate.md] [--append]
+--append adds the rows under the table already in --out (with their own command line) instead of
+replacing the file, so that the rows of a slow solver and of a fast one can be run separately.
 Every number of ours is measured in this run, in Checkmate's fixed-order memory model (the graphs
 are imported as generic DAGs, as the published results were obtained).
 """
@@ -22,6 +25,8 @@ from benchlib import published_cell as cell, shared_dir  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--solvers", default="checkmate", help="comma-separated solver names")
+    ap.add_argument("--append", action="store_true", help="add the rows to the existing --out file")
     ap.add_argument("--graphs", default="rl1-n100,fcn8-b32-train,resnet50-b256-train,rl2-n250")
     ap.add_argument("--budgets", default="90,80,70")
     ap.add_argument("--time-limit", type=float, default=600)
@@ -32,20 +37,20 @@ def main():
     bench = shared_dir()
     expected = json.load(open(os.path.join(bench, "expected.json")))["graphs"]
     rows = []
-    for name in args.graphs.split(","):
+    for name, solver in [(g, s) for g in args.graphs.split(",") for s in args.solvers.split(",")]:
         e = expected[name]
         path = os.path.join(bench, e["file"])
         for pct in args.budgets.split(","):
             budget = e["budgets"][pct]
-            cmd = [args.hiremate, "solve", path, "--solver", "checkmate", "--budget", str(budget),
+            cmd = [args.hiremate, "solve", path, "--solver", solver, "--budget", str(budget),
                    "--time-limit", str(args.time_limit), "--threads", str(args.threads), "--json"]
-            print(f"bench: {name} at {pct} % ({budget} bytes), limit {args.time_limit} s ...", file=sys.stderr, flush=True)
+            print(f"bench: {solver} on {name} at {pct} % ({budget} bytes), limit {args.time_limit} s ...", file=sys.stderr, flush=True)
             start = time.time()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.time() - start
             if proc.returncode not in (0, 3):
                 print(proc.stderr, file=sys.stderr)
-                rows.append((name, pct, budget, "error", "", "", "", "", f"{wall:.1f}", e))
+                rows.append((name, solver, pct, budget, "error", "", "", "", "", f"{wall:.1f}", e))
                 continue
             r = json.loads(proc.stdout)
             ok = r["valid"]
@@ -55,26 +60,36 @@ def main():
             if r["bound"] is not None:
                 bound = f"{100.0 * (r['bound'] - e['sum_cost']) / e['sum_cost']:.2f}"
             gap = f"{100 * r['gap']:.2f}" if r["gap"] is not None else "-"
-            rows.append((name, pct, budget, r["status"], ci, peak, bound, gap, f"{r['solve_seconds']:.1f}", e))
+            rows.append((name, solver, pct, budget, r["status"], ci, peak, bound, gap, f"{r['solve_seconds']:.1f}", e))
             print(f"bench:   {r['status']}, CI {ci} %, peak {peak} %, bound {bound} %, {r['solve_seconds']:.1f} s",
                   file=sys.stderr, flush=True)
-    lines = [
-        "# Exact solver (checkmate) on the public graphs",
-        "",
-        f"Command: `bench/checkmate_table.py --graphs {args.graphs} --budgets {args.budgets} "
-        f"--time-limit {args.time_limit:g} --threads {args.threads}` on this machine (CBC 2.10.8).",
-        "Our columns are measured in Checkmate's fixed-order model (generic DAG import), like the published ones.",
-        "CI = compute increase over the sum of costs; bound = the MILP's proven lower bound, as a CI.",
-        "Published cells: CI % / peak % of peak(order) / seconds (Checkmate on Gurobi, Moccasin on CP-SAT with",
-        "16 workers, FastSA free order); TLE = no solution within their limit; - = not reported.",
-        "",
-        "| graph | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) | Moccasin (pub.) | FastSA (pub.) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for name, pct, budget, status, ci, peak, bound, gap, secs, e in rows:
+    command = (f"`bench/checkmate_table.py --solvers {args.solvers} --graphs {args.graphs} --budgets {args.budgets} "
+               f"--time-limit {args.time_limit:g} --threads {args.threads}`")
+    table = []
+    for name, solver, pct, budget, status, ci, peak, bound, gap, secs, e in rows:
         pub = e.get("published", {}).get(pct)
-        lines.append(f"| {name} | {pct} % ({budget}) | {status} | {ci} | {peak} | {bound} | {gap} | {secs} | "
+        table.append(f"| {name} | {solver} | {pct} % ({budget}) | {status} | {ci} | {peak} | {bound} | {gap} | {secs} | "
                      f"{cell(pub, 'checkmate')} | {cell(pub, 'moccasin')} | {cell(pub, 'fastsa')} |")
+    if args.append and os.path.exists(args.out):
+        lines = open(args.out).read().rstrip("\n").split("\n")
+        lines += ["", f"Rows below: {command} on this machine.", "",
+                  "| graph | solver | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) "
+                  "| Moccasin (pub.) | FastSA (pub.) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"] + table
+    else:
+        lines = [
+            "# Generic-DAG solvers on the public graphs",
+            "",
+            f"Command: {command} on this machine (CBC 2.10.8).",
+            "Our columns are measured in Checkmate's fixed-order model (generic DAG import), like the published ones.",
+            "CI = compute increase over the sum of costs; bound = the solver's proven lower bound, as a CI.",
+            "Published cells: CI % / peak % of peak(order) / seconds (Checkmate on Gurobi, Moccasin on CP-SAT with",
+            "16 workers, FastSA free order); TLE = no solution within their limit; - = not reported.",
+            "",
+            "| graph | solver | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) "
+            "| Moccasin (pub.) | FastSA (pub.) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ] + table
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "hiremate/solvers/dagremat/dagremat.h"
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -290,7 +292,7 @@ struct Planner {
 Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const PlannerOptions& popt, PlannerReport* report) {
   if (!g.is_training())
     throw BadInput(fmt::format("the hierarchical planner needs a training graph (forward, loss, backward); '{}' is a "
-                               "generic DAG: use --solver checkmate or twremat",
+                               "generic DAG: use --solver hiremate (which plans it with dagremat), dagremat, checkmate or twremat",
                                g.name));
   Planner p(g, opt, popt);
   // The levels below the top share two thirds of the time, each representative an equal part of
@@ -395,11 +397,18 @@ std::string HierarchicalSolver::description() const {
 }
 
 std::optional<std::string> HierarchicalSolver::unsupported(const Graph& g) const {
-  if (!g.is_training()) return std::string("it needs a training graph (forward, loss, backward)");
+  if (!g.is_training() && !popt_.dag_solver_for_generic_dags)
+    return std::string("it needs a training graph (forward, loss, backward); use dagremat for generic DAGs");
   return std::nullopt;
 }
 
 Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  // A generic DAG has no forward/backward structure to partition: the fixed-order solver plans it.
+  if (!g.is_training() && popt_.dag_solver_for_generic_dags) {
+    Plan p = DagRematSolver().solve(g, budget, opt);
+    p.note = "generic DAG, planned by dagremat" + std::string(p.note.empty() ? "" : ": ") + p.note;
+    return p;
+  }
   return plan(g, budget, opt, popt_);
 }
 

@@ -35,6 +35,8 @@ struct PlannerOptions {
   // with an equal share of the top's time; 0: never.
   size_t flat_checkmate_max_nodes = 0;
   bool rotor_at_top = false;   // also Rotor on the whole graph when it is chain-shaped (milliseconds)
+  // HierarchicalSolver only: plan generic DAGs (no backward) with dagremat instead of refusing them.
+  bool dag_solver_for_generic_dags = false;
 };
 
 struct ClusterReport {

@@ -7,6 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/dagremat/dagremat.h"
 #include "hiremate/solvers/rotor/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
 #include "hiremate/planner/planner.h"
@@ -24,13 +25,14 @@ const char* to_string(PlanStatus s) {
 }
 
 std::vector<std::string> solver_names() {
-  return {"autograd", "recompute_all", "checkmate", "twremat", "rotor", "rockmate", "hilp", "hiremate"};
+  return {"autograd", "recompute_all", "checkmate", "dagremat", "twremat", "rotor", "rockmate", "hilp", "hiremate"};
 }
 
 std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "autograd") return std::make_unique<AutogradSolver>();
   if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
   if (name == "checkmate") return std::make_unique<CheckmateSolver>();
+  if (name == "dagremat") return std::make_unique<DagRematSolver>();
   if (name == "twremat") return std::make_unique<TwRematSolver>();
   if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
   if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>();
@@ -45,6 +47,7 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
                       "repetitive:can_use_rotor=false"};
     p.flat_checkmate_max_nodes = 200;
     p.rotor_at_top = true;
+    p.dag_solver_for_generic_dags = true;
     return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
   }
   std::string known;

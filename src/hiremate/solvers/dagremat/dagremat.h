@@ -1,0 +1,37 @@
+// dagremat: a scalable solver for generic DAGs in Checkmate's fixed-order model (issue 12), with a
+// lower bound reported with every plan.
+//
+// 1. Bound and start: the gap relaxation (gap_bound.h), a covering ILP over "drop this value
+//    between these two reads", solved by CBC under a share of the time limit. Its proven bound
+//    plus one run of every node is a lower bound on any plan's time.
+// 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. Two
+//    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
+//    repaired greedily to the budget and polished; the better one is improved (search.h) by ruin
+//    and recreate on even threads and annealing on odd ones, each with its own seed, until the
+//    deadline, the bound, or a run of rounds without progress (docs/dagremat.md).
+// 3. The plan's compute sequence, frees after last use, is simulated and checked against the
+//    budget. Optimal when its time meets the bound (or keep-all fits), Feasible otherwise.
+// Deterministic for a given thread count unless the time limit cuts the search (it usually does on
+// graphs of hundreds of nodes: the searches run until the limit unless they meet the bound).
+#pragma once
+#include "hiremate/solvers/solver.h"
+
+namespace hiremate {
+
+class DagRematSolver : public Solver {
+ public:
+  std::string name() const override { return "dagremat"; }
+  std::string description() const override {
+    return "generic DAGs, fixed order: keep/drop search per value gap with a covering-relaxation lower bound "
+           "(fast, anytime)";
+  }
+  std::optional<std::string> unsupported(const Graph& g) const override;
+  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+
+  // Share of the time limit for the relaxation's CBC solve.
+  static constexpr double kBoundShare = 0.3;
+  // The search stops after this many rounds in a row without a cheaper plan (per thread).
+  static constexpr long kPatience = 3000;
+};
+
+}  // namespace hiremate

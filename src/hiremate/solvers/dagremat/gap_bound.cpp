@@ -1,0 +1,86 @@
+#include "hiremate/solvers/dagremat/gap_bound.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "hiremate/milp/model.h"
+#include "hiremate/milp/solve.h"
+
+namespace hiremate::dagremat {
+
+GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads, bool verbose) {
+  GapBound out;
+  const int n = dag.n;
+  // Bytes of the gaps around each moment, and the rows' terms.
+  std::vector<int64_t> around(n, 0);
+  std::vector<std::vector<milp::Term>> rows(n);
+  milp::Model model;
+  std::vector<milp::Var> var(dag.gaps.size(), -1);
+  for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
+    const Gap& g = dag.gaps[gi];
+    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;  // no moment inside, or nothing to save
+    for (int t = g.lo + 1; t < g.hi; ++t) around[t] += dag.mem[g.value];
+  }
+  std::vector<char> needed(n, 0);
+  for (int t = 0; t < n; ++t) {
+    int64_t room = cap - dag.moment_floor(t);
+    if (room < 0) {
+      out.infeasible = true;
+      out.note = fmt::format("moment {} alone needs {} bytes above the sources", t, dag.moment_floor(t));
+      return out;
+    }
+    needed[t] = around[t] > room;
+  }
+  for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
+    const Gap& g = dag.gaps[gi];
+    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
+    bool useful = false;
+    for (int t = g.lo + 1; t < g.hi && !useful; ++t) useful = needed[t];
+    if (!useful) continue;  // dropping it helps no tight moment: x = 0 in some optimum
+    var[gi] = model.add_var(milp::VarType::Binary, 0, 1, dag.cost[g.value]);
+    for (int t = g.lo + 1; t < g.hi; ++t)
+      if (needed[t]) rows[t].push_back({var[gi], static_cast<double>(dag.mem[g.value])});
+  }
+  int nrows = 0;
+  for (int t = 0; t < n; ++t) {
+    if (!needed[t]) continue;
+    model.add_row(rows[t], static_cast<double>(around[t] - (cap - dag.moment_floor(t))), milp::kInf);
+    ++nrows;
+  }
+  out.keep.assign(dag.gaps.size(), 1);
+  if (nrows == 0) {
+    out.bound = 0;
+    out.optimal = true;
+    return out;
+  }
+  milp::Options o;
+  o.time_limit = std::max(0.1, seconds);
+  o.threads = threads;
+  o.relative_gap = 0;
+  o.absolute_gap = 0;
+  o.log = false;
+  milp::Result r = milp::solve(model, o);
+  if (verbose)
+    std::cerr << fmt::format("dagremat: gap relaxation: {} variables, {} rows, {} nonzeros: {}, objective {}, bound "
+                             "{}, {:.2f} s\n", model.num_vars(), model.num_rows(), model.num_nonzeros(),
+                             milp::to_string(r.status), r.objective, r.bound, r.seconds);
+  if (r.status == milp::Status::Infeasible) {
+    out.infeasible = true;
+    out.note = "the gap relaxation is infeasible: dropping every value still exceeds the budget at some moment";
+    return out;
+  }
+  if (std::isfinite(r.bound)) out.bound = std::max(0.0, r.bound);
+  out.optimal = r.status == milp::Status::Optimal;
+  if (milp::has_solution(r.status)) {
+    for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
+      if (var[gi] >= 0 && r.solution[var[gi]] > 0.5) out.keep[gi] = 0;
+  } else {
+    out.keep.clear();
+  }
+  if (!out.bound) out.note = fmt::format("the gap relaxation proved no bound in {:.1f} s", r.seconds);
+  return out;
+}
+
+}  // namespace hiremate::dagremat
