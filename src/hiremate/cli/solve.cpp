@@ -98,8 +98,12 @@ Runner add_solve(CLI::App& app) {
       fmt::print("solve time     {:.3f} s\n", plan.solve_seconds);
     }
     if (plan.status == PlanStatus::Infeasible || !ok) {
-      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes from solver '{}'{}{}\n", budget,
-                               plan.solver, plan.note.empty() ? "" : ": ", plan.note);
+      // Proven infeasible, or out of time without a plan: the same exit code, but the words differ.
+      const bool proven = plan.status == PlanStatus::Infeasible;
+      std::cerr << fmt::format("hiremate: {}: no plan within {} bytes from solver '{}'{}{}{}\n",
+                               proven ? "infeasible" : "no plan found", budget, plan.solver,
+                               plan.note.empty() ? "" : ": ", plan.note,
+                               proven ? "" : " (a longer --time-limit or a larger --budget may find one)");
       return 3;
     }
     return 0;

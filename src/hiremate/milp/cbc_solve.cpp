@@ -166,10 +166,13 @@ bool read_all(int fd, void* data, size_t n,
   char* p = static_cast<char*>(data);
   while (n > 0) {
     if (deadline != std::chrono::steady_clock::time_point::max()) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      // Microseconds, rounded up to the poll's milliseconds: a timeout returns false only once the
+      // deadline has passed (truncated to milliseconds, the caller saw a deadline not yet reached,
+      // did not kill the child, and waited for it: 45 s past a 0.15 s deadline).
+      auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd pfd{fd, POLLIN, 0};
-      if (poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30))) <= 0) continue;
+      if (poll(&pfd, 1, static_cast<int>(std::min<int64_t>((left.count() + 999) / 1000, 1 << 30))) <= 0) continue;
     }
     ssize_t r = ::read(fd, p, n);
     if (r <= 0) return false;
@@ -223,7 +226,8 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   int tag = -1;
   Result r;
   bool complete = read_all(fds[0], &tag, sizeof tag, deadline);
-  if (!complete && std::chrono::steady_clock::now() >= deadline) {
+  if (!complete && deadline != std::chrono::steady_clock::time_point::max() &&
+      std::chrono::steady_clock::now() >= deadline) {
     kill(pid, SIGKILL);
     close(fds[0]);
     waitpid(pid, nullptr, 0);

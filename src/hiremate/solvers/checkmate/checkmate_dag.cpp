@@ -392,6 +392,12 @@ StageModel build_dag_model(const Graph& g, int64_t budget) {
     }
     if (!out.fallback) out.fallback = m->recompute_start();
   }
+  out.assignment_of = [dag, m](const std::vector<Op>& ops) -> std::optional<Assignment> {
+    std::vector<int> positions;
+    for (const Op& op : ops)
+      if (op.kind == Op::Kind::Compute) positions.push_back(dag->pos[op.node]);
+    return m->start_from(positions);
+  };
   out.summary = fmt::format("{} stages, memory unit {} bytes", dag->n, dag->unit);
   // Measured on rl1-n100 at 80 % (2 threads): with CBC's defaults its preprocessing and feasibility
   // pump took the whole 60 s without an incumbent or a root cut round; without them the optimum

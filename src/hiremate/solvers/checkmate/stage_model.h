@@ -36,6 +36,9 @@ struct StageModel {
   // A heuristic compute sequence that the model cannot represent (empty if none): the driver
   // simulates it and returns it if nothing better is found.
   std::vector<Op> heuristic_plan;
+  // The assignment of a plan's compute sequence, where the model can represent it (generic DAGs):
+  // turns another solver's plan into a MIP start.
+  std::function<std::optional<Assignment>(const std::vector<Op>&)> assignment_of;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
   // The lazy relaxation, solved before the model where there is one. The relaxation: the model
