@@ -22,7 +22,7 @@ using torch::jit::Value;
 AccumulateSink::AccumulateSink(at::Tensor b) : Node(std::numeric_limits<uint64_t>::max()), buffer(std::move(b)) {}
 
 torch::autograd::variable_list AccumulateSink::apply(torch::autograd::variable_list&& grads) {
-  if (!grads.empty() && grads[0].defined()) buffer.add_(grads[0]);
+  if (!grads.empty() && grads[0].defined() && buffer.defined()) buffer.add_(grads[0]);
   return {};
 }
 
@@ -317,6 +317,10 @@ void Executor::delete_data(NodeId d) {
   GroupState& st = groups_[r.group];
   if (r.kind == Role::Data) {
     for (const Value* v : grp.exports) values_.erase(v);
+    if (external_output_ && r.group == cap_.loss_group) {  // the caller's alias frees it when it can
+      st.storages.clear();
+      return;
+    }
     for (auto& aliases : st.storages)
       for (auto& s : aliases) s.unsafeGetStorageImpl()->set_data_ptr_noswap(c10::DataPtr(nullptr, s.device()));
   } else if (r.kind == Role::Grad) {
@@ -364,6 +368,62 @@ double Executor::step(const Schedule& s) {
 
   clear_step();
   return loss_;
+}
+
+namespace {
+// The index of the loss marker (a Loss op, or the compute op of the graph's loss node).
+size_t loss_index(const Schedule& s, const Graph& g) {
+  for (size_t k = 0; k < s.ops.size(); ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Loss || (op.kind == Op::Kind::Compute && g.loss != kNone && op.node == g.loss)) return k;
+  }
+  throw Error("internal: the schedule has no loss marker between its forward and backward halves");
+}
+}  // namespace
+
+at::Tensor Executor::forward_half(const Schedule& s, const std::vector<c10::IValue>& inputs) {
+  clear_step();  // a step whose backward_half never came is abandoned
+  half_done_ = false;
+  if (inputs.size() != cap_.sources.size())
+    throw Error("internal: forward_half got " + std::to_string(inputs.size()) + " inputs for " +
+                std::to_string(cap_.sources.size()));
+  for (size_t k = 0; k < inputs.size(); ++k) values_[cap_.sources[k]] = inputs[k];
+  external_output_ = true;
+  size_t end = loss_index(s, g_);
+  for (size_t k = 0; k < end; ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Delete) {
+      delete_data(op.node);
+    } else if (op.kind == Op::Kind::Compute) {
+      const Role& r = compute_role_[op.node];
+      if (r.kind == Role::Forward) forward(r.group, op.keep_phantoms);
+      if (r.kind == Role::Backward) backward(r.group);
+    }
+  }
+  auto it = values_.find(cap_.loss);
+  if (it == values_.end() || !it->second.isTensor())
+    throw Error("internal: the model's output is not resident at the loss marker");
+  half_done_ = true;
+  return it->second.toTensor().detach();
+}
+
+void Executor::backward_half(const Schedule& s, const at::Tensor& grad) {
+  if (!half_done_) throw Error("internal: backward_half without a forward_half");
+  half_done_ = false;
+  grads_[cap_.loss] = {grad};
+  size_t begin = loss_index(s, g_) + 1;
+  for (size_t k = begin; k < s.ops.size(); ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Delete) {
+      delete_data(op.node);
+    } else if (op.kind == Op::Kind::Compute) {
+      const Role& r = compute_role_[op.node];
+      if (r.kind == Role::Forward) forward(r.group, op.keep_phantoms);
+      if (r.kind == Role::Backward) backward(r.group);
+    }
+  }
+  clear_step();
+  for (const auto* v : cap_.sources) values_.erase(v);
 }
 
 }  // namespace hiremate::torchbridge
