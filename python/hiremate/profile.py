@@ -1,7 +1,7 @@
 """hiremate.profile(model, inputs): the measured training graph, as `hiremate profile` makes it."""
 import json
 
-from .tracing import as_inputs, capture, preserved
+from .tracing import as_inputs, capture, check_model, preserved
 
 
 class ProfiledGraph:
@@ -35,6 +35,7 @@ class ProfiledGraph:
 def profile(model, inputs, runs=5):
     """Traces `model` on `inputs`, captures and measures it (each distinct node `runs` times: the
     trimmed mean); returns its ProfiledGraph. The module's buffers and the RNG are left as they were."""
+    check_model(model)
     inputs = as_inputs(inputs, "inputs")
     with preserved(model):
         session = capture(model, inputs)

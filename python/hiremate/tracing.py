@@ -29,6 +29,11 @@ def as_inputs(inputs, what="sample_inputs"):
     return tuple(inputs)
 
 
+def check_model(model):
+    if not isinstance(model, torch.nn.Module):
+        raise BadInputError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+
+
 def layout(inputs):
     """What the plan is specialised to, per input: shape and dtype."""
     return [(tuple(t.shape), t.dtype) for t in inputs]
@@ -58,8 +63,7 @@ def _first_line(e):
 
 def trace(model, inputs):
     """torch.jit.trace of `model` in training mode (it shares the module's parameters)."""
-    if not isinstance(model, torch.nn.Module):
-        raise BadInputError(f"model must be a torch.nn.Module, not {type(model).__name__}")
+    check_model(model)
     model.train()
     try:
         with torch.no_grad(), warnings.catch_warnings():

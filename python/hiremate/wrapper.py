@@ -12,7 +12,7 @@ from torch.autograd.function import once_differentiable
 
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
-from .tracing import as_inputs, capture, layout, preserved
+from .tracing import as_inputs, capture, check_model, layout, preserved
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
 
@@ -33,6 +33,24 @@ def budget_text(budget):
         return budget.strip()
     raise BadInputError(f"budget must be bytes (int), a fraction (float) or a string like '1.5GiB' or '50%', "
                         f"not {type(budget).__name__}")
+
+
+def batch_norms(model):
+    """The batch norms whose batch counter the trace cannot advance: the trace computes
+    `num_batches_tracked + 1` from module state alone, which capture folds into its one-time init
+    step, so the wrapper advances it. With momentum=None the averaging factor is 1 / that counter,
+    frozen into the trace at its sample's value: refused."""
+    out = []
+    for name, m in model.named_modules():
+        if not isinstance(m, torch.nn.modules.batchnorm._BatchNorm) or not m.track_running_stats:
+            continue
+        if m.momentum is None:
+            raise BadInputError(f"{name or 'the model'} is a batch norm with momentum=None, whose averaging factor "
+                                "the trace freezes at the sample's batch count; give it a momentum (0.1 is "
+                                "PyTorch's default)")
+        if m.num_batches_tracked is not None:
+            out.append(m)
+    return out
 
 
 class _PlanStep(torch.autograd.Function):
@@ -99,6 +117,7 @@ class HiRemate(torch.nn.Module):
     def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, profile_runs=5,
                  _plan_file=None):
         super().__init__()
+        check_model(model)
         self.module = model
         inputs = as_inputs(sample_inputs)
         self._layout = layout(inputs)
@@ -112,6 +131,7 @@ class HiRemate(torch.nn.Module):
                 with open(_plan_file) as f:
                     session.load(f.read(), str(_plan_file))
         self._runner = _Runner(session, self._match_parameters(session))
+        self._batch_norms = batch_norms(model)
         self._param_ptrs = [p.data_ptr() for p in self._runner.params]
         self._dummy = torch.empty(0, requires_grad=True)
         self.plan = PlanInfo.from_summary(session.summary())
@@ -157,7 +177,12 @@ class HiRemate(torch.nn.Module):
         if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
             raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
                                 "p.data = ...): the plan runs on the old tensors. Wrap the model again")
-        return _PlanStep.apply(self._runner, self._dummy, *inputs)
+        out = _PlanStep.apply(self._runner, self._dummy, *inputs)
+        with torch.no_grad():
+            for bn in self._batch_norms:  # as the module's own forward counts its training batches
+                if bn.training and bn.track_running_stats:
+                    bn.num_batches_tracked.add_(1)
+        return out
 
     def extra_repr(self):
         p = self.plan

@@ -23,7 +23,7 @@ torch.set_num_threads(1)  # a shared 2-core machine: steadier, and each test is 
 # The five example models, small enough that profiling and planning take seconds.
 EXAMPLES = {
     "gpt2": lambda: gpt2.make(batch=2, seq=32, vocab=256, d=64, heads=4, layers=2),
-    "unet": lambda: unet.make(batch=2, size=16),
+    "unet": lambda: unet.make(batch=2, size=32),
     "mlp_mixer": lambda: mlp_mixer.make(batch=4, image=16, layers=2),
     "transformer": lambda: transformer.make(batch=2, seq=16, vocab=64, layers=1),
     "resnet": lambda: resnet.make(batch=4, image=16),

@@ -115,6 +115,25 @@ struct RngGuard {
   }
 };
 
+// Engine draws from `from` to `to` (-1 when `to` is not reached within `limit` draws, or when the
+// normal-sample caches differ: then the draws are not a count).
+int64_t draws_between(const RngState& from, const RngState& to, int64_t limit = int64_t(1) << 30) {
+  if (from.next_float != to.next_float || from.next_double != to.next_double) return -1;
+  // `left_` counts down once per draw through a cycle of MERSENNE_STATE_N: only every N-th draw
+  // from the first aligned one can match, so the (2.5 KB) state is compared once per cycle.
+  constexpr int N = at::MERSENNE_STATE_N;
+  at::mt19937 e = from.engine;
+  const auto target = to.engine.data();
+  int64_t n = ((e.data().left_ - target.left_) % N + N) % N;
+  for (int64_t k = 0; k < n; ++k) e();
+  for (; n <= limit; n += N) {
+    auto d = e.data();
+    if (d.left_ == target.left_ && d.next_ == target.next_ && d.state_ == target.state_) return n;
+    for (int k = 0; k < N; ++k) e();
+  }
+  return -1;
+}
+
 }  // namespace
 
 struct Executor::GroupState {
@@ -135,6 +154,7 @@ struct Executor::GroupState {
   std::vector<std::vector<c10::Storage>> storages;
   bool random = false;                          // draws from the CPU generator (dropout)
   std::optional<RngState> rng;                  // the generator state at its first run this step
+  int64_t draws = -1;                           // engine draws per run (-1: unknown, not a count)
   std::vector<at::Tensor> running_stats;        // batch-norm buffers it updates in place
   int runs = 0;                                 // forwards this step
 };
@@ -193,6 +213,68 @@ Executor::Executor(const Capture& cap, const Graph& g) : cap_(cap), g_(g) {
     }
   }
   if (g.loss != kNone) compute_role_[g.loss] = {Role::Loss, cap.loss_group};
+  count_draws();
+}
+
+// How many generator draws each random group makes per run, measured once on the capture's values
+// (the count depends on shapes only), so that order_rng() can hand every random group the state
+// plain PyTorch would have at it, whatever order the schedule runs them in.
+void Executor::count_draws() {
+  at::CPUGeneratorImpl* gen = cpu_generator();
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    GroupState& st = groups_[i];
+    if (!st.random) continue;
+    const Group& grp = cap_.groups[i];
+    Env env;
+    bool complete = true;
+    for (const Value* v : grp.inputs) {
+      auto it = cap_.values.find(v);
+      if (it == cap_.values.end()) complete = false;
+      else env[v] = it->second;
+    }
+    if (!complete) continue;
+    torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> stats;
+    for (auto& t : st.running_stats) stats.push_back(t.clone());
+    auto locked = [&](auto f) {  // the random ops lock the generator themselves while they run
+      std::lock_guard<std::mutex> lock(gen->mutex_);
+      return f();
+    };
+    RngState before = locked([&] { return get_rng(gen); });
+    try {
+      for (auto* node : grp.code) interp_.run(node, env, &statics_);
+      st.draws = draws_between(before, locked([&] { return get_rng(gen); }));
+    } catch (const std::exception&) {
+      st.draws = -1;
+    }
+    locked([&] {
+      set_rng(gen, before);
+      return 0;
+    });
+    for (size_t k = 0; k < stats.size(); ++k) st.running_stats[k].copy_(stats[k]);
+  }
+}
+
+// Plain PyTorch draws in program order (the groups' order); a schedule may run random groups in
+// another. When every random group's draws are known, each gets, before the step, the state it
+// would have in program order, and the generator ends the step where plain PyTorch's would.
+void Executor::order_rng() {
+  bool any = false;
+  for (const auto& st : groups_)
+    if (st.random) {
+      if (st.draws < 0) return;
+      any = true;
+    }
+  if (!any) return;
+  at::CPUGeneratorImpl* gen = cpu_generator();
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  at::mt19937 engine = gen->engine();
+  for (auto& st : groups_) {
+    if (!st.random) continue;
+    st.rng = RngState{engine, gen->next_float_normal_sample(), gen->next_double_normal_sample()};
+    for (int64_t n = 0; n < st.draws; ++n) engine();
+  }
+  gen->set_engine(engine);
 }
 
 Executor::~Executor() { clear_step(); }
@@ -346,6 +428,7 @@ void Executor::clear_step() {
 
 double Executor::step(const Schedule& s) {
   MemoryCounter counter;
+  order_rng();
   trace_after.clear();
   trace_during.clear();
   for (const Op& op : s.ops) {
@@ -389,6 +472,7 @@ at::Tensor Executor::forward_half(const Schedule& s, const std::vector<c10::IVal
                 std::to_string(cap_.sources.size()));
   for (size_t k = 0; k < inputs.size(); ++k) values_[cap_.sources[k]] = inputs[k];
   external_output_ = true;
+  order_rng();
   size_t end = loss_index(s, g_);
   for (size_t k = 0; k < end; ++k) {
     const Op& op = s.ops[k];

@@ -68,6 +68,8 @@ class Executor {
   void forward(int i, bool keep_phantoms);
   void backward(int i);
   void seed_loss();
+  void count_draws();
+  void order_rng();
   void delete_data(NodeId d);
   void clear_step();
 
