@@ -380,7 +380,14 @@ void Executor::backward(int i) {
   }
   for (auto& in : st.inputs) {
     at::Tensor g = std::move(in.sink->grad);
-    if (g.defined()) accumulate(grads_[in.v], in.idx, std::move(g));
+    if (!g.defined()) continue;
+    // A view into a larger gradient (cat's and split's backwards narrow the incoming one) would pin
+    // all of it until the last view dies; the graph gives each input its own gradient: copy it out.
+    if (g.has_storage() && g.storage().nbytes() > static_cast<size_t>(g.numel()) * g.element_size()) {
+      torch::NoGradGuard no_grad;
+      g = g.clone(at::MemoryFormat::Contiguous);
+    }
+    accumulate(grads_[in.v], in.idx, std::move(g));
   }
   st.inputs.clear();
 }
