@@ -31,18 +31,23 @@ TEST_P(TorchExecutor, MatchesPlainPyTorchWithinTheBudget) {
   auto r = torchbridge::train_model(torchtest::model_path(model), torchtest::inputs_path(model), o);
   std::string what = model + " at " + budget + " with " + solver;
   EXPECT_LE(r.simulated_peak, r.budget) << what;
-  if (budget != "1.0") EXPECT_GT(r.recomputations, 0u) << what << ": a plan that recomputes nothing tests little";
+  if (budget != "1.0") {
+    EXPECT_GT(r.recomputations, 0u) << what << ": a plan that recomputes nothing tests little";
+  }
   EXPECT_LE(r.buffer_diff, 1e-6) << what << ": batch-norm statistics are updated once per step";
   ASSERT_EQ(r.steps.size(), 5u);
   for (size_t k = 0; k < r.steps.size(); ++k) {
     const auto& s = r.steps[k];
     std::string at = what + ", step " + std::to_string(k);
     EXPECT_LE(s.grad_diff, 1e-6) << at;
-    if (r.recomputations == 0) EXPECT_TRUE(s.grads_identical) << at;
+    if (r.recomputations == 0) {
+      EXPECT_TRUE(s.grads_identical) << at;
+    }
     EXPECT_LE(std::abs(s.loss - s.plain_loss), 1e-6 * std::max(1.0, std::abs(s.plain_loss))) << at;
-    // At 100 % the budget is the simulated keep-all peak itself, which PyTorch exceeds by a few
-    // hundred bytes on gpt2_small (0.05 %: the graph's one known under-estimate).
-    EXPECT_LE(double(s.peak), double(r.budget) * (budget == "1.0" ? 1.001 : 1.0)) << at;
+    // Even at 100 %, where the budget is the simulated keep-all peak itself: recomputations without
+    // grad, gradients accumulated into resident ones and backwards that autograd lets free what
+    // they read are all charged.
+    EXPECT_LE(s.peak, r.budget) << at;
     EXPECT_LE(std::abs(double(s.peak - r.simulated_peak)), 0.05 * double(r.simulated_peak))
         << at << ": measured " << s.peak << " B, simulated " << r.simulated_peak << " B";
     std::cerr << at << ": measured " << s.peak << " B, simulated " << r.simulated_peak << " B, budget " << r.budget

@@ -38,21 +38,25 @@ Runner add_train(CLI::App& app) {
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     auto r = torchbridge::train_model(a->model, a->inputs, a->opt);
-    // Step times: the first step warms the operator caches up; the mean skips it when it can.
+    // Step times: the median over the steps after the first (which warms the operator caches up),
+    // robust to the preemptions of a shared machine.
     size_t from = r.steps.size() > 1 ? 1 : 0;
-    double time = 0, plain_time = 0, diff = 0;
+    auto median = [&](double torchbridge::StepReport::*field) {
+      std::vector<double> v;
+      for (size_t k = from; k < r.steps.size(); ++k) v.push_back(r.steps[k].*field);
+      std::sort(v.begin(), v.end());
+      return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    double time = median(&torchbridge::StepReport::time), plain_time = median(&torchbridge::StepReport::plain_time);
+    double cpu = median(&torchbridge::StepReport::cpu_time), plain_cpu = median(&torchbridge::StepReport::plain_cpu_time);
+    double diff = 0;
     int64_t peak = 0, plain_peak = 0;
     bool identical = true;
-    for (size_t k = 0; k < r.steps.size(); ++k) {
-      const auto& s = r.steps[k];
+    for (const auto& s : r.steps) {
       peak = std::max(peak, s.peak);
       plain_peak = std::max(plain_peak, s.plain_peak);
       diff = std::max(diff, s.grad_diff);
       identical &= s.grads_identical;
-      if (k >= from) {
-        time += s.time / double(r.steps.size() - from);
-        plain_time += s.plain_time / double(r.steps.size() - from);
-      }
     }
     if (a->json) {
       nlohmann::ordered_json j = {{"model", r.model},          {"solver", r.solver},
@@ -60,12 +64,14 @@ Runner add_train(CLI::App& app) {
                                   {"budget", r.budget},        {"simulated_peak", r.simulated_peak},
                                   {"measured_peak", peak},     {"plain_peak", plain_peak},
                                   {"step_time", time},         {"plain_step_time", plain_time},
+                                  {"step_cpu_time", cpu},      {"plain_step_cpu_time", plain_cpu},
                                   {"simulated_time", r.simulated_time}, {"keep_all_time", r.keep_all_time},
                                   {"recomputations", r.recomputations}, {"max_grad_diff", diff},
                                   {"grads_identical", identical}};
       for (const auto& s : r.steps)
         j["steps"].push_back({{"loss", s.loss}, {"plain_loss", s.plain_loss}, {"time", s.time},
-                              {"plain_time", s.plain_time}, {"peak", s.peak}, {"grad_diff", s.grad_diff}});
+                              {"plain_time", s.plain_time}, {"cpu_time", s.cpu_time}, {"plain_cpu_time", s.plain_cpu_time},
+                              {"peak", s.peak}, {"plain_peak", s.plain_peak}, {"grad_diff", s.grad_diff}});
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -82,6 +88,8 @@ Runner add_train(CLI::App& app) {
     fmt::print("step time         {:.4g} ms, plain PyTorch {:.4g} ms ({:+.1f} %); simulated {:.4g} ms, keep-all {:.4g} ms\n",
                time * 1e3, plain_time * 1e3, plain_time > 0 ? 100 * (time - plain_time) / plain_time : 0.0,
                r.simulated_time * 1e3, r.keep_all_time * 1e3);
+    fmt::print("step CPU time     {:.4g} ms, plain PyTorch {:.4g} ms ({:+.1f} %)\n", cpu * 1e3, plain_cpu * 1e3,
+               plain_cpu > 0 ? 100 * (cpu - plain_cpu) / plain_cpu : 0.0);
     fmt::print("gradients         largest relative difference to plain PyTorch {:.3g}{}\n", diff,
                identical ? " (bit-identical)" : "");
     fmt::print("losses           ");

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "hiremate/common/error.h"
+#include "hiremate/torch/group_backward.h"
 #include "hiremate/torch/memory_counter.h"
 #include "hiremate/torch/profile_capture.h"
 
@@ -374,9 +375,7 @@ void Executor::backward(int i) {
       grads.push_back(it->second[r.idx]);
     }
     st.roots.clear();  // the graph is freed as the engine consumes it
-    if (!edges.empty())
-      torch::autograd::Engine::get_default_engine().execute(edges, grads, /*keep_graph=*/false,
-                                                            /*create_graph=*/false, /*accumulate_grad=*/true);
+    if (!edges.empty()) run_backward(edges, std::move(grads));
   }
   for (auto& in : st.inputs) {
     at::Tensor g = std::move(in.sink->grad);

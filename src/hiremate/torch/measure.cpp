@@ -72,9 +72,9 @@ Inputs make_inputs(const Capture& cap, const Group& grp, bool clone) {
   return in;
 }
 
-// Runs the group's forward in `env` with autograd on; returns its exports.
-std::vector<c10::IValue> forward(Interpreter& interp, const Capture& cap, const Group& grp, Env& env) {
-  torch::AutoGradMode grad_on(true);
+// Runs the group's forward in `env` (autograd on unless `grad` is false); returns its exports.
+std::vector<c10::IValue> forward(Interpreter& interp, const Capture& cap, const Group& grp, Env& env, bool grad = true) {
+  torch::AutoGradMode mode(grad);
   for (auto* n : grp.code) interp.run(n, env, &cap.statics);
   std::vector<c10::IValue> ex;
   for (auto* v : grp.exports) ex.push_back(env.at(v));
@@ -134,6 +134,17 @@ bool alive(const std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>>& ws) {
   return false;
 }
 
+// The forward's peak without grad above what stays (its data), on fresh copies of its inputs.
+int64_t forward_overhead_no_grad(Interpreter& interp, const Capture& cap, const Group& grp, MemoryCounter& counter,
+                                 const std::function<void()>& sync) {
+  Inputs in = make_inputs(cap, grp, true);
+  sync();
+  counter.reset_peak();
+  auto ex = forward(interp, cap, grp, in.env, /*grad=*/false);
+  sync();
+  return std::max<int64_t>(0, counter.peak() - counter.current());
+}
+
 }  // namespace
 
 double clock_seconds(bool cpu_time) {
@@ -188,8 +199,9 @@ Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOpt
   m.fwd_time = trimmed_mean(fwd);
   m.bwd_time = trimmed_mean(bwd);
 
-  // Memory: one run on fresh copies of the inputs, so that our references are the only ones.
+  // Memory: runs on fresh copies of the inputs, so that our references are the only ones.
   MemoryCounter counter(opt.cuda);
+  m.fwd_overhead_no_grad = forward_overhead_no_grad(interp, cap, grp, counter, sync);
   Inputs in = make_inputs(cap, grp, true);
   sync();
   int64_t c0 = counter.current();
@@ -224,13 +236,26 @@ Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOpt
   m.output_saved = alive(out_storages);
   m.input_saved.resize(grp.inputs.size());
   for (size_t i = 0; i < grp.inputs.size(); ++i) m.input_saved[i] = alive(in.storages[i]);
+  // In a step the data a backward reads are resident data nodes until after it: hold them here
+  // too, or autograd frees them mid-backward (nll_loss frees its target) and the overhead shrinks.
+  std::vector<c10::intrusive_ptr<c10::StorageImpl>> held;
+  auto hold = [&](const std::vector<c10::weak_intrusive_ptr<c10::StorageImpl>>& ws) {
+    for (const auto& w : ws)
+      if (auto p = w.lock()) held.push_back(std::move(p));
+  };
+  hold(out_storages);
+  for (const auto& ws : in.storages) hold(ws);
   if (!roots.edges.empty()) {
+    std::vector<const c10::StorageImpl*> given;  // the gradients the backward starts from
+    for (const auto& gr : roots.grads)
+      if (gr.defined() && gr.has_storage()) given.push_back(gr.storage().unsafeGetStorageImpl());
     int64_t b0 = counter.current();
     counter.reset_peak();
     backward(roots);
     sync();
     int64_t captured = 0;
     m.input_grad_bytes.assign(grp.inputs.size(), 0);
+    m.input_grad_fresh.assign(grp.inputs.size(), 0);
     std::vector<const c10::StorageImpl*> grads_seen;
     for (size_t k = 0; k < in.sinks.size(); ++k) {
       const auto& grad = in.sinks[k]->grad;
@@ -238,8 +263,10 @@ Measurement measure_group(const Capture& cap, const Group& grp, const MeasureOpt
       auto impl = grad.storage().unsafeGetStorageImpl();
       if (std::find(grads_seen.begin(), grads_seen.end(), impl) != grads_seen.end()) continue;
       grads_seen.push_back(impl);
-      captured += static_cast<int64_t>(grad.storage().nbytes());
-      m.input_grad_bytes[in.sink_input[k]] += static_cast<int64_t>(grad.storage().nbytes());
+      auto bytes = static_cast<int64_t>(grad.storage().nbytes());
+      captured += bytes;
+      m.input_grad_bytes[in.sink_input[k]] += bytes;
+      if (std::find(given.begin(), given.end(), impl) == given.end()) m.input_grad_fresh[in.sink_input[k]] += bytes;
     }
     m.bwd_overhead = std::max<int64_t>(0, counter.peak() - b0 - captured);
   }

@@ -96,6 +96,40 @@ void add_unique(std::vector<NodeId>& v, NodeId x) {
 
 std::string node_name(size_t i, const Group& grp) { return std::to_string(i) + "." + grp.ops.substr(0, grp.ops.find('+')); }
 
+// A backward whose gradient output may already hold another producer's contribution allocates its
+// own beside it, and only then adds it in (autograd's input buffers do the same): the simulator
+// charges a resident gradient nothing, so those bytes are the backward's overhead. Charged unless
+// every other producer of that gradient depends on this backward (then it always runs first).
+void add_accumulation_overheads(Graph& g, const std::map<NodeId, std::map<NodeId, int64_t>>& fresh) {
+  std::vector<std::vector<NodeId>> producers(g.data.size()), readers(g.data.size());
+  for (size_t c = 0; c < g.compute.size(); ++c) {
+    for (NodeId d : g.compute[c].outputs) producers[d].push_back(NodeId(c));
+    for (NodeId d : g.compute[c].deps) readers[d].push_back(NodeId(c));
+  }
+  auto descendants = [&](NodeId from) {
+    std::vector<bool> seen(g.compute.size(), false);
+    std::vector<NodeId> stack{from};
+    while (!stack.empty()) {
+      NodeId c = stack.back();
+      stack.pop_back();
+      for (NodeId d : g.compute[c].outputs)
+        for (NodeId r : readers[d])
+          if (!seen[r]) stack.push_back(r), seen[r] = true;
+    }
+    return seen;
+  };
+  for (const auto& [b, per_grad] : fresh) {
+    std::vector<bool> after;
+    for (const auto& [gd, bytes] : per_grad) {
+      if (bytes == 0 || producers[gd].size() < 2) continue;
+      if (after.empty()) after = descendants(b);
+      bool first = true;
+      for (NodeId q : producers[gd]) first &= q == b || after[q];
+      if (!first) g.compute[b].overhead += bytes;
+    }
+  }
+}
+
 // The K-graph: per group a forward, its data, phantoms when autograd keeps extra bytes, and when
 // a gradient reaches it a grad node and a backward; one loss node; model inputs as sources.
 Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const std::string& name) {
@@ -161,7 +195,11 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
       add_unique(deps, owner_data(grp.input_owner[k]));  // the storage stays alive while a view is read
     }
     if (phantoms[i] != kNone) outs.push_back(phantoms[i]);
-    fwd[i] = g.add_compute(names[i], ComputeKind::Forward, m[i].fwd_time, m[i].fwd_overhead, deps, outs);
+    // A forward with phantoms runs without grad when it drops them (the executor's recomputations):
+    // its one overhead covers both runs (conservative by the difference in the other).
+    int64_t fwd_overhead = m[i].fwd_overhead;
+    if (!need[i] || phantoms[i] != kNone) fwd_overhead = std::max(fwd_overhead, m[i].fwd_overhead_no_grad);
+    fwd[i] = g.add_compute(names[i], ComputeKind::Forward, m[i].fwd_time, fwd_overhead, deps, outs);
     for (size_t k = 0; k < view_exports[i].size(); ++k) {
       View v;
       std::string vname = names[i] + ".view" + std::to_string(k);
@@ -172,6 +210,7 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
     }
   }
   g.add_compute("loss", ComputeKind::Loss, 0, 0, {data[cap.loss_group]}, {grad[cap.loss_group]});
+  std::map<NodeId, std::map<NodeId, int64_t>> fresh;  // backward -> grad node -> bytes it allocates for it
   for (size_t i = n; i-- > 0;) {
     if (!need[i]) continue;
     for (size_t k = view_exports[i].size(); k-- > 0;) {
@@ -192,7 +231,9 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
       int o = grp.input_owner[k];
       if (o < 0 || !need[o] || !cap.requires_grad.at(grp.inputs[k])) continue;
       auto it = views.find(grp.inputs[k]);
-      add_unique(outs, it != views.end() ? it->second.grad : grad[o]);
+      NodeId gk = it != views.end() ? it->second.grad : grad[o];
+      add_unique(outs, gk);
+      if (k < m[i].input_grad_fresh.size()) fresh[NodeId(g.compute.size())][gk] += m[i].input_grad_fresh[k];
     }
     // Measured from the views' gradients, the backward's overhead includes joining them. The view
     // nodes' backwards stand for that join in the graph, but PyTorch (and the executor) still holds
@@ -201,6 +242,7 @@ Graph build_graph(const Capture& cap, const std::vector<Measurement>& m, const s
     NodeId b = g.add_compute(names[i] + ".bwd", ComputeKind::Backward, m[i].bwd_time, overhead, deps, outs, fake);
     g.set_pair(fwd[i], b);
   }
+  add_accumulation_overheads(g, fresh);
   g.finalize();
   return g;
 }
@@ -251,8 +293,8 @@ ProfiledModel profile_capture(const Capture& capture_, const std::string& name, 
     if (std::getenv("HIREMATE_PROFILE_DEBUG")) {
       std::string saved;
       for (bool b : m[i].input_saved) saved += b ? "S" : "-";
-      std::fprintf(stderr, "%zu %s data=%ld ph=%ld fo=%ld bo=%ld saved=%s out_saved=%d tf=%.3gms tb=%.3gms | %s\n", i,
-                   grp.ops.c_str(), (long)m[i].data_bytes, (long)m[i].phantom_bytes, (long)m[i].fwd_overhead,
+      std::fprintf(stderr, "%zu %s data=%ld ph=%ld fo=%ld/%ld bo=%ld saved=%s out_saved=%d tf=%.3gms tb=%.3gms | %s\n", i,
+                   grp.ops.c_str(), (long)m[i].data_bytes, (long)m[i].phantom_bytes, (long)m[i].fwd_overhead, (long)m[i].fwd_overhead_no_grad,
                    (long)m[i].bwd_overhead, saved.c_str(), (int)m[i].output_saved, m[i].fwd_time * 1e3,
                    m[i].bwd_time * 1e3, grp.signature.substr(0, 300).c_str());
     }

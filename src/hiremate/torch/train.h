@@ -23,7 +23,8 @@ struct TrainOptions {
 
 struct StepReport {
   double loss = 0, plain_loss = 0;
-  double time = 0, plain_time = 0;       // seconds
+  double time = 0, plain_time = 0;       // seconds, wall clock
+  double cpu_time = 0, plain_cpu_time = 0;  // seconds of the process's CPU time (steadier on a busy machine)
   int64_t peak = 0, plain_peak = 0;      // measured activation bytes above the step's start
   double grad_diff = 0;                  // max over parameters of max|g - g_plain| / max|g_plain|
   bool grads_identical = false;          // every gradient bit-identical to plain PyTorch's
