@@ -60,8 +60,12 @@ class PlanInfo:
                      f"keep-all: {100 * self.predicted_overhead:+.1f} % predicted, {self.recomputations} recomputations")
         lines.append(f"(parameters, their gradients and the inputs ({format_bytes(self.input_bytes)}) are outside "
                      "these bytes)")
-        lines.extend(level_table(self.levels) if self.levels else
-                     [f"(solver {self.solver} is flat: no per-level table)"])
+        if self.levels:
+            lines.extend(level_table(self.levels))
+        elif self.loaded:
+            lines.append("(plan files keep no per-level table)")
+        else:
+            lines.append(f"(solver {self.solver} is flat: no per-level table)")
         return "\n".join(lines)
 
 
