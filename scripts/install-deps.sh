@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache
   libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev
-  libtorch-dev libopenblas0-openmp python3-torch pybind11-dev
+  libtorch-dev libopenblas0-openmp python3-torch python3-dev pybind11-dev
 )
 if [ "${1:-}" = "--bench" ]; then packages+=(python3-matplotlib); fi
 missing=()

@@ -79,6 +79,7 @@ class HierarchicalSolver : public Solver {
   std::string description() const override;
   std::optional<std::string> unsupported(const Graph& g) const override;
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+  const PlannerOptions& options() const { return popt_; }  // to call plan() with a report
 
  private:
   std::string name_;

@@ -103,7 +103,7 @@ std::string describe(const c10::IValue& v, bool with_grad) {
 }
 
 std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c10::IValue>& inputs,
-                                 const std::string& origin) {
+                                 const std::string& origin, bool any_output) {
   auto cap = std::make_unique<Capture>();
   cap->module = module;
   if (!module.find_method("forward"))
@@ -249,13 +249,20 @@ std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c1
 
   // The loss: the output, or the first element of an output tuple.
   const Value* loss = graph->outputs()[0];
-  if (loss->node()->kind() == c10::prim::TupleConstruct) loss = loss->node()->input(0);
+  if (loss->node()->kind() == c10::prim::TupleConstruct && !any_output) loss = loss->node()->input(0);
   auto lit = info.find(loss);
-  if (lit == info.end() || lit->second.cls != Cls::Group || !live[loss].isTensor() ||
-      live[loss].toTensor().numel() != 1 || !live[loss].toTensor().requires_grad())
+  auto got = [&] { return live.count(loss) ? describe(live[loss]) : std::string("a constant"); };
+  if (any_output) {
+    if (lit == info.end() || lit->second.cls != Cls::Group || !live[loss].isTensor() ||
+        !live[loss].toTensor().requires_grad())
+      throw BadInput(origin + ": forward() must return one tensor computed from the parameters (it requires grad): "
+                     "the loss, or an output whose loss is computed outside; got " + got() +
+                     "; return a single tensor (wrap the model in a module that does)");
+  } else if (lit == info.end() || lit->second.cls != Cls::Group || !live[loss].isTensor() ||
+             live[loss].toTensor().numel() != 1 || !live[loss].toTensor().requires_grad()) {
     throw BadInput(origin + ": forward() must return the scalar loss (a one-element tensor that requires grad), "
-                   "or a tuple whose first element is it; got " +
-                   (live.count(loss) ? describe(live[loss]) : std::string("a constant")));
+                   "or a tuple whose first element is it; got " + got());
+  }
   cap->loss = loss;
   cap->loss_group = lit->second.group;
 

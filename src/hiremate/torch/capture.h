@@ -54,8 +54,10 @@ struct Capture {
 };
 
 // Throws BadInput for control flow, a non-scalar loss, or inputs that do not fit forward().
+// With `any_output`, forward() may return any one tensor that requires grad (the Python wrapper
+// seeds its gradient from outside); `loss` is then that output, and a tuple is refused.
 std::unique_ptr<Capture> capture(torch::jit::Module module, const std::vector<c10::IValue>& inputs,
-                                 const std::string& origin);
+                                 const std::string& origin, bool any_output = false);
 
 // A short description of an IValue's type and shape, never its data ("T[4,64]{64,1}+0:Float:rg").
 std::string describe(const c10::IValue& v, bool with_grad = true);

@@ -23,7 +23,7 @@ using torch::jit::Value;
 AccumulateSink::AccumulateSink(at::Tensor b) : Node(std::numeric_limits<uint64_t>::max()), buffer(std::move(b)) {}
 
 torch::autograd::variable_list AccumulateSink::apply(torch::autograd::variable_list&& grads) {
-  if (!grads.empty() && grads[0].defined()) buffer.add_(grads[0]);
+  if (!grads.empty() && grads[0].defined() && buffer.defined()) buffer.add_(grads[0]);
   return {};
 }
 
@@ -116,6 +116,25 @@ struct RngGuard {
   }
 };
 
+// Engine draws from `from` to `to` (-1 when `to` is not reached within `limit` draws, or when the
+// normal-sample caches differ: then the draws are not a count).
+int64_t draws_between(const RngState& from, const RngState& to, int64_t limit = int64_t(1) << 30) {
+  if (from.next_float != to.next_float || from.next_double != to.next_double) return -1;
+  // `left_` counts down once per draw through a cycle of MERSENNE_STATE_N: only every N-th draw
+  // from the first aligned one can match, so the (2.5 KB) state is compared once per cycle.
+  constexpr int N = at::MERSENNE_STATE_N;
+  at::mt19937 e = from.engine;
+  const auto target = to.engine.data();
+  int64_t n = ((e.data().left_ - target.left_) % N + N) % N;
+  for (int64_t k = 0; k < n; ++k) e();
+  for (; n <= limit; n += N) {
+    auto d = e.data();
+    if (d.left_ == target.left_ && d.next_ == target.next_ && d.state_ == target.state_) return n;
+    for (int k = 0; k < N; ++k) e();
+  }
+  return -1;
+}
+
 }  // namespace
 
 struct Executor::GroupState {
@@ -136,6 +155,7 @@ struct Executor::GroupState {
   std::vector<std::vector<c10::Storage>> storages;
   bool random = false;                          // draws from the CPU generator (dropout)
   std::optional<RngState> rng;                  // the generator state at its first run this step
+  int64_t draws = -1;                           // engine draws per run (-1: unknown, not a count)
   std::vector<at::Tensor> running_stats;        // batch-norm buffers it updates in place
   int runs = 0;                                 // forwards this step
 };
@@ -194,6 +214,68 @@ Executor::Executor(const Capture& cap, const Graph& g) : cap_(cap), g_(g) {
     }
   }
   if (g.loss != kNone) compute_role_[g.loss] = {Role::Loss, cap.loss_group};
+  count_draws();
+}
+
+// How many generator draws each random group makes per run, measured once on the capture's values
+// (the count depends on shapes only), so that order_rng() can hand every random group the state
+// plain PyTorch would have at it, whatever order the schedule runs them in.
+void Executor::count_draws() {
+  at::CPUGeneratorImpl* gen = cpu_generator();
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    GroupState& st = groups_[i];
+    if (!st.random) continue;
+    const Group& grp = cap_.groups[i];
+    Env env;
+    bool complete = true;
+    for (const Value* v : grp.inputs) {
+      auto it = cap_.values.find(v);
+      if (it == cap_.values.end()) complete = false;
+      else env[v] = it->second;
+    }
+    if (!complete) continue;
+    torch::NoGradGuard no_grad;
+    std::vector<at::Tensor> stats;
+    for (auto& t : st.running_stats) stats.push_back(t.clone());
+    auto locked = [&](auto f) {  // the random ops lock the generator themselves while they run
+      std::lock_guard<std::mutex> lock(gen->mutex_);
+      return f();
+    };
+    RngState before = locked([&] { return get_rng(gen); });
+    try {
+      for (auto* node : grp.code) interp_.run(node, env, &statics_);
+      st.draws = draws_between(before, locked([&] { return get_rng(gen); }));
+    } catch (const std::exception&) {
+      st.draws = -1;
+    }
+    locked([&] {
+      set_rng(gen, before);
+      return 0;
+    });
+    for (size_t k = 0; k < stats.size(); ++k) st.running_stats[k].copy_(stats[k]);
+  }
+}
+
+// Plain PyTorch draws in program order (the groups' order); a schedule may run random groups in
+// another. When every random group's draws are known, each gets, before the step, the state it
+// would have in program order, and the generator ends the step where plain PyTorch's would.
+void Executor::order_rng() {
+  bool any = false;
+  for (const auto& st : groups_)
+    if (st.random) {
+      if (st.draws < 0) return;
+      any = true;
+    }
+  if (!any) return;
+  at::CPUGeneratorImpl* gen = cpu_generator();
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  at::mt19937 engine = gen->engine();
+  for (auto& st : groups_) {
+    if (!st.random) continue;
+    st.rng = RngState{engine, gen->next_float_normal_sample(), gen->next_double_normal_sample()};
+    for (int64_t n = 0; n < st.draws; ++n) engine();
+  }
+  gen->set_engine(engine);
 }
 
 Executor::~Executor() { clear_step(); }
@@ -297,7 +379,14 @@ void Executor::backward(int i) {
   }
   for (auto& in : st.inputs) {
     at::Tensor g = std::move(in.sink->grad);
-    if (g.defined()) accumulate(grads_[in.v], in.idx, std::move(g));
+    if (!g.defined()) continue;
+    // A view into a larger gradient (cat's and split's backwards narrow the incoming one) would pin
+    // all of it until the last view dies; the graph gives each input its own gradient: copy it out.
+    if (g.has_storage() && g.storage().nbytes() > static_cast<size_t>(g.numel()) * g.element_size()) {
+      torch::NoGradGuard no_grad;
+      g = g.clone(at::MemoryFormat::Contiguous);
+    }
+    accumulate(grads_[in.v], in.idx, std::move(g));
   }
   st.inputs.clear();
 }
@@ -316,6 +405,10 @@ void Executor::delete_data(NodeId d) {
   GroupState& st = groups_[r.group];
   if (r.kind == Role::Data) {
     for (const Value* v : grp.exports) values_.erase(v);
+    if (external_output_ && r.group == cap_.loss_group) {  // the caller's alias frees it when it can
+      st.storages.clear();
+      return;
+    }
     for (auto& aliases : st.storages)
       for (auto& s : aliases) s.unsafeGetStorageImpl()->set_data_ptr_noswap(c10::DataPtr(nullptr, s.device()));
   } else if (r.kind == Role::Grad) {
@@ -341,6 +434,7 @@ void Executor::clear_step() {
 
 double Executor::step(const Schedule& s) {
   MemoryCounter counter;
+  order_rng();
   trace_after.clear();
   trace_during.clear();
   for (const Op& op : s.ops) {
@@ -363,6 +457,63 @@ double Executor::step(const Schedule& s) {
 
   clear_step();
   return loss_;
+}
+
+namespace {
+// The index of the loss marker (a Loss op, or the compute op of the graph's loss node).
+size_t loss_index(const Schedule& s, const Graph& g) {
+  for (size_t k = 0; k < s.ops.size(); ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Loss || (op.kind == Op::Kind::Compute && g.loss != kNone && op.node == g.loss)) return k;
+  }
+  throw Error("internal: the schedule has no loss marker between its forward and backward halves");
+}
+}  // namespace
+
+at::Tensor Executor::forward_half(const Schedule& s, const std::vector<c10::IValue>& inputs) {
+  clear_step();  // a step whose backward_half never came is abandoned
+  half_done_ = false;
+  if (inputs.size() != cap_.sources.size())
+    throw Error("internal: forward_half got " + std::to_string(inputs.size()) + " inputs for " +
+                std::to_string(cap_.sources.size()));
+  for (size_t k = 0; k < inputs.size(); ++k) values_[cap_.sources[k]] = inputs[k];
+  external_output_ = true;
+  order_rng();
+  size_t end = loss_index(s, g_);
+  for (size_t k = 0; k < end; ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Delete) {
+      delete_data(op.node);
+    } else if (op.kind == Op::Kind::Compute) {
+      const Role& r = compute_role_[op.node];
+      if (r.kind == Role::Forward) forward(r.group, op.keep_phantoms);
+      if (r.kind == Role::Backward) backward(r.group);
+    }
+  }
+  auto it = values_.find(cap_.loss);
+  if (it == values_.end() || !it->second.isTensor())
+    throw Error("internal: the model's output is not resident at the loss marker");
+  half_done_ = true;
+  return it->second.toTensor().detach();
+}
+
+void Executor::backward_half(const Schedule& s, const at::Tensor& grad) {
+  if (!half_done_) throw Error("internal: backward_half without a forward_half");
+  half_done_ = false;
+  grads_[cap_.loss] = {grad};
+  size_t begin = loss_index(s, g_) + 1;
+  for (size_t k = begin; k < s.ops.size(); ++k) {
+    const Op& op = s.ops[k];
+    if (op.kind == Op::Kind::Delete) {
+      delete_data(op.node);
+    } else if (op.kind == Op::Kind::Compute) {
+      const Role& r = compute_role_[op.node];
+      if (r.kind == Role::Forward) forward(r.group, op.keep_phantoms);
+      if (r.kind == Role::Backward) backward(r.group);
+    }
+  }
+  clear_step();
+  for (const auto* v : cap_.sources) values_.erase(v);
 }
 
 }  // namespace hiremate::torchbridge

@@ -45,6 +45,17 @@ class Executor {
   // One step: runs every op; parameter gradients accumulate into parameters()[k].sink->buffer.
   // Returns the loss.
   double step(const Schedule& s);
+
+  // The two halves of a step, for a caller that owns what comes after the model's output (the
+  // Python wrapper's autograd.Function, research/hiremate.md §1.3). forward_half runs the ops
+  // before the loss marker on `inputs` (shaped as the capture's) and returns the output, an alias
+  // the caller may keep: the executor only drops its own references to the output, never evicts
+  // it. backward_half seeds the output's gradient with `grad` (ones for loss.backward()), runs the
+  // rest, ends the step and drops the inputs. A forward_half whose backward_half never came is
+  // abandoned by the next forward_half. Throws Error when the schedule has no loss marker.
+  at::Tensor forward_half(const Schedule& s, const std::vector<c10::IValue>& inputs);
+  void backward_half(const Schedule& s, const at::Tensor& grad);
+  bool in_step() const { return half_done_; }
   std::vector<Parameter>& parameters() { return params_; }
   // Bytes alive after each op of the last step and the peak during it (filled when trace is set;
   // the counter's peak is then reset per op): to set beside the simulator's timeline.
@@ -57,6 +68,8 @@ class Executor {
   void forward(int i, bool keep_phantoms);
   void backward(int i);
   void seed_loss();
+  void count_draws();
+  void order_rng();
   void delete_data(NodeId d);
   void clear_step();
 
@@ -71,6 +84,8 @@ class Executor {
   std::vector<GroupState> groups_;
   std::vector<bool> need_grad_, has_phantoms_;
   double loss_ = 0;
+  bool half_done_ = false;       // forward_half ran, its backward_half has not
+  bool external_output_ = false; // the caller holds the output: never evict its storage
 };
 
 }  // namespace hiremate::torchbridge

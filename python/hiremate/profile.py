@@ -1,0 +1,43 @@
+"""hiremate.profile(model, inputs): the measured training graph, as `hiremate profile` makes it."""
+import json
+
+from .tracing import as_inputs, capture, check_model, preserved
+
+
+class ProfiledGraph:
+    """A model's measured training graph (docs/graph-format.md): forward, loss and backward compute
+    nodes with measured times and overheads; data, gradient and phantom nodes with measured bytes.
+
+    `json` is the graph in hiremate's own format (`save(path)` writes it for the CLI's solve,
+    simulate, info and partition); `nodes` lists the captured forward nodes (name, TorchScript ops,
+    output shapes). Activation bytes exclude parameters, their gradients and the inputs."""
+
+    def __init__(self, graph_json, info, baseline):
+        self.json = json.loads(graph_json)
+        self._text = graph_json
+        self.nodes = info["nodes"]
+        self.torchscript_nodes = info["torchscript_nodes"]
+        self.parameter_bytes = info["parameter_bytes"]
+        self.seconds = info["seconds"]
+        self.keep_all_peak, self.keep_all_time, self.input_bytes = baseline
+        self.compute_nodes = len(self.json["compute"])
+        self.data_nodes = len(self.json["data"])
+
+    def save(self, path):
+        with open(path, "w") as f:
+            f.write(self._text)
+
+    def __repr__(self):
+        return (f"ProfiledGraph({self.compute_nodes} compute nodes, {self.data_nodes} data nodes, keep-all "
+                f"activation peak {self.keep_all_peak} B, step {self.keep_all_time * 1e3:.2f} ms)")
+
+
+def profile(model, inputs, runs=5):
+    """Traces `model` on `inputs`, captures and measures it (each distinct node `runs` times: the
+    trimmed mean); returns its ProfiledGraph. The module's buffers and the RNG are left as they were."""
+    check_model(model)
+    inputs = as_inputs(inputs, "inputs")
+    with preserved(model):
+        session = capture(model, inputs)
+        session.profile(runs)
+    return ProfiledGraph(session.graph_json(), session.profile_info(), session.baseline())

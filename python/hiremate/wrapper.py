@@ -1,0 +1,203 @@
+"""HiRemate(model, sample_inputs, budget): the model as a torch.nn.Module that trains under a memory
+budget (research/hiremate.md §1.3, §10.10).
+
+In training mode with grad enabled, forward() runs the plan's forward half in C++ inside one
+torch.autograd.Function and returns the model's output; that Function's backward, called by
+loss.backward(), seeds the output's gradient, runs the rest of the plan and adds each parameter's
+gradient into its .grad, as AccumulateGrad does. The wrapper shares the model's parameters (it holds
+the model as `.module`), so optimizers built on either see the same tensors. In eval mode or under
+torch.no_grad() it runs the original module."""
+import torch
+from torch.autograd.function import once_differentiable
+
+from .errors import BadInputError, HiremateError, InputMismatchError
+from .plan import PlanInfo
+from .tracing import as_inputs, capture, check_model, layout, preserved
+
+DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
+
+
+def budget_text(budget):
+    """bytes (int), a fraction of the keep-all activation peak (float in (0, 1]), or a string the
+    CLI takes ("1.5GiB", "800MB", "50%", "0.5")."""
+    if isinstance(budget, bool):
+        raise BadInputError(f"budget must be bytes, a fraction or a string like '1.5GiB' or '50%', not {budget!r}")
+    if isinstance(budget, int):
+        return str(budget)
+    if isinstance(budget, float):
+        if not 0.0 < budget <= 1.0:
+            raise BadInputError(f"a float budget is a fraction of the keep-all activation peak, in (0, 1]; got "
+                                f"{budget!r} (give bytes as an int or a string like '1.5GiB')")
+        return format(budget, "f")
+    if isinstance(budget, str):
+        return budget.strip()
+    raise BadInputError(f"budget must be bytes (int), a fraction (float) or a string like '1.5GiB' or '50%', "
+                        f"not {type(budget).__name__}")
+
+
+def batch_norms(model):
+    """The batch norms whose batch counter the trace cannot advance: the trace computes
+    `num_batches_tracked + 1` from module state alone, which capture folds into its one-time init
+    step, so the wrapper advances it. With momentum=None the averaging factor is 1 / that counter,
+    frozen into the trace at its sample's value: refused."""
+    out = []
+    for name, m in model.named_modules():
+        if not isinstance(m, torch.nn.modules.batchnorm._BatchNorm) or not m.track_running_stats:
+            continue
+        if m.momentum is None:
+            raise BadInputError(f"{name or 'the model'} is a batch norm with momentum=None, whose averaging factor "
+                                "the trace freezes at the sample's batch count; give it a momentum (0.1 is "
+                                "PyTorch's default)")
+        if m.num_batches_tracked is not None:
+            out.append(m)
+    return out
+
+
+class _PlanStep(torch.autograd.Function):
+    """Ops before the loss marker in forward, the rest in backward. `dummy` requires grad so that
+    backward always runs; the inputs get no gradient (they do not require it)."""
+
+    @staticmethod
+    def forward(ctx, runner, dummy, *inputs):
+        ctx.runner = runner
+        ctx.step = runner.begin()
+        ctx.n_inputs = len(inputs)
+        return runner.session.forward_half(list(inputs))
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        ctx.runner.finish(ctx.step, grad)
+        return (None, None) + (None,) * ctx.n_inputs
+
+
+class _Runner:
+    """The session and the parameters its gradients go to; one step at a time."""
+
+    def __init__(self, session, params):
+        self.session = session
+        self.params = params  # per executor parameter, the module's Parameter
+        self.step = 0
+
+    def begin(self):
+        self.step += 1
+        return self.step
+
+    def finish(self, step, grad):
+        if step != self.step or not self.session.in_step:
+            raise HiremateError("HiRemate runs one step at a time: call backward() on the output of the latest "
+                                "forward() before the next forward(), and only once")
+        buffers = []
+        with torch.no_grad():
+            for p in self.params:
+                if not p.requires_grad:
+                    buffers.append(None)
+                    continue
+                if p.grad is None:
+                    p.grad = torch.zeros_like(p)
+                buffers.append(p.grad)
+        self.session.backward_half(grad, buffers)
+
+
+class HiRemate(torch.nn.Module):
+    """`model` planned for training under `budget` activation bytes.
+
+    budget: bytes (int), a fraction of the keep-all activation peak (float, 0.5), or a string:
+      "1.5GiB", "800MB", "50%", "0.5". Activations exclude the parameters, their gradients and the
+      inputs (as in HiRemate).
+    solver: "hiremate" (the hierarchical planner, default), "hilp", "checkmate", "rotor", "rockmate",
+      "twremat", "autograd", "recompute_all" (as `hiremate solve --solver`).
+    time_limit: the solver's wall-clock limit in seconds (None: 60).
+    profile_runs: timed runs per distinct node when profiling (the trimmed mean is kept).
+
+    The model's forward must take tensors and return one tensor: the loss, or an output whose loss
+    you compute outside. Inputs must have the sample's shapes and dtypes (the trace is specialised
+    to them). CPU only."""
+
+    def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, profile_runs=5,
+                 _plan_file=None):
+        super().__init__()
+        check_model(model)
+        self.module = model
+        inputs = as_inputs(sample_inputs)
+        self._layout = layout(inputs)
+        with preserved(model):
+            session = capture(model, inputs)
+            if _plan_file is None:
+                session.profile(int(profile_runs))
+                session.plan(budget_text(budget), str(solver),
+                             float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+            else:
+                with open(_plan_file) as f:
+                    session.load(f.read(), str(_plan_file))
+        self._runner = _Runner(session, self._match_parameters(session))
+        self._batch_norms = batch_norms(model)
+        self._param_ptrs = [p.data_ptr() for p in self._runner.params]
+        self._dummy = torch.empty(0, requires_grad=True)
+        self.plan = PlanInfo.from_summary(session.summary())
+
+    @classmethod
+    def load_plan(cls, model, sample_inputs, path):
+        """A HiRemate module from a plan saved by save_plan(): no profiling, no planning. The plan
+        must have been made for the same model code, parameter shapes and input shapes."""
+        return cls(model, sample_inputs, budget=None, _plan_file=path)
+
+    def save_plan(self, path):
+        """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""
+        with open(path, "w") as f:
+            f.write(self._runner.session.plan_text())
+
+    def report(self):
+        """The plan in words and, for the hierarchical planner, a table per level (a string)."""
+        return self.plan.report()
+
+    @property
+    def graph_json(self):
+        """The measured graph the plan is for (hiremate's JSON, for `hiremate simulate`)."""
+        return self._runner.session.graph_json()
+
+    @property
+    def schedule_json(self):
+        """The plan's schedule (hiremate's schedule JSON, for `hiremate simulate`)."""
+        return self._runner.session.schedule_json()
+
+    def forward(self, *inputs):
+        if not self.training or not torch.is_grad_enabled():
+            return self.module(*inputs)
+        inputs = as_inputs(inputs, "inputs")
+        got = layout(inputs)
+        if got != self._layout:
+            diff = [f"input {k}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
+                    for k, (g, s) in enumerate(zip(got, self._layout)) if g != s]
+            if len(got) != len(self._layout):
+                diff = [f"{len(got)} inputs (sample {len(self._layout)})"]
+            raise InputMismatchError("the plan was made for the sample's shapes and dtypes: " + "; ".join(diff) +
+                                     ". Give inputs shaped as the sample, or wrap the model again with a sample "
+                                     "of the new shapes")
+        if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
+            raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
+                                "p.data = ...): the plan runs on the old tensors. Wrap the model again")
+        out = _PlanStep.apply(self._runner, self._dummy, *inputs)
+        with torch.no_grad():
+            for bn in self._batch_norms:  # as the module's own forward counts its training batches
+                if bn.training and bn.track_running_stats:
+                    bn.num_batches_tracked.add_(1)
+        return out
+
+    def extra_repr(self):
+        p = self.plan
+        return (f"solver={p.solver}, budget={p.budget}, simulated_peak={p.simulated_peak}, "
+                f"keep_all_peak={p.keep_all_peak}")
+
+    def _match_parameters(self, session):
+        by_key = {}
+        for p in self.module.parameters():
+            by_key.setdefault((p.data_ptr(), tuple(p.shape), p.dtype), p)
+        out = []
+        for t in session.parameters():
+            p = by_key.get((t.data_ptr(), tuple(t.shape), t.dtype))
+            if p is None:
+                raise HiremateError("a parameter of the traced model is not one of model.parameters() "
+                                    f"(shape {tuple(t.shape)}); hiremate cannot route its gradient")
+            out.append(p)
+        return out
