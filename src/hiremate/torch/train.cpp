@@ -14,6 +14,8 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
+#include "hiremate/graph/adopt_times.h"
+#include "hiremate/graph/io/graph_io.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
 #include "hiremate/torch/measure.h"
@@ -117,11 +119,13 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   TrainReport r;
   r.model = model_path;
   ProfiledModel pm = profile_capture(*cap, base_name(model_path), opt.profile);
+  r.profile_seconds = pm.seconds;
   {
     torch::NoGradGuard no_grad;
     for (auto& [t, saved] : buffers) t.copy_(saved);
     buffers.clear();
   }
+  if (!opt.times_from.empty()) adopt_times(pm.graph, load_graph(opt.times_from), opt.times_from);
   const Graph& g = pm.graph;
   Baseline keep_all = baseline(g);
   r.keep_all = keep_all.peak - g.source_bytes();
