@@ -98,6 +98,16 @@ def generate(kind, args, path):
     return path
 
 
+def torch_missing():
+    """Why the models suite cannot run here (hiremate built without its LibTorch plugin, or no torch for
+    Debian's python3 to trace with), or None when it can."""
+    if not os.path.exists(os.path.join(os.path.dirname(HIREMATE), "libhiremate_torch_plugin.so")):
+        return f"{HIREMATE} was built without LibTorch (install libtorch-dev and rebuild)"
+    if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode != 0:
+        return "/usr/bin/python3 cannot import torch (install python3-torch) to trace the example models"
+    return None
+
+
 def trace(names, outdir):
     """examples/models/trace.py OUTDIR NAMES...: NAME.pt and NAME.inputs.pt per model (Debian's python3
     sees the torch the build links)."""

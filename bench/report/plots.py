@@ -93,22 +93,25 @@ def simulated_vs_measured(results, path):
     hi = 0.0
     for i, res in enumerate(results):
         c = colours[i % len(colours)]
-        ax.scatter([], [], color=c, marker="s", label=res["name"])  # the model's legend entry
+        ax.plot([], [], color=c, linewidth=6, label=res["name"])  # the model's legend entry: its colour
         for k, s in enumerate(solvers):
             pts = [(r["simulated_peak"] * mib, r["measured_peak"] * mib) for r in res["runs"]
                    if r["solver"] == s and plan(r) and r.get("measured_peak") is not None]
             if pts:
-                ax.scatter(*zip(*pts), color=c, marker=MARKERS[k % len(MARKERS)], s=36, alpha=0.8)
+                # Hollow markers of decreasing size: solvers with the same plan stay visible on one point.
+                ax.scatter(*zip(*pts), facecolors="none", edgecolors=c, marker=MARKERS[k % len(MARKERS)],
+                           s=max(20, 90 - 14 * k), linewidths=1.2)
                 hi = max(hi, *(max(p) for p in pts))
     for k, s in enumerate(solvers):  # the solvers' legend entries, in grey
-        ax.scatter([], [], color="grey", marker=MARKERS[k % len(MARKERS)], label=s)
+        ax.scatter([], [], facecolors="none", edgecolors="grey", marker=MARKERS[k % len(MARKERS)], label=s)
     ax.plot([0, hi * 1.05], [0, hi * 1.05], color="black", linewidth=0.8, linestyle="--", label="measured = simulated")
     ax.set_xlim(0, hi * 1.05)
     ax.set_ylim(0, hi * 1.05)
     ax.set_aspect("equal")
     ax.set_xlabel("simulated activation peak (MiB)")
     ax.set_ylabel("measured activation peak (MiB)")
-    ax.set_title("executor's measured peak against the simulator's")
+    ax.set_title("executor's measured activation peak against the simulated one\n(colour: model, marker: solver)",
+                 fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()

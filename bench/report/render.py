@@ -104,6 +104,8 @@ def write_all(run, out):
         lines += [f"Older single-purpose results in this folder, not rewritten by this command: "
                   f"{', '.join(f'[{f}]({f})' for f in older)}.", ""]
     lines += summary(by, results, expected)
+    if meta.get("models_missing"):
+        lines += ["## Captured models: not run", "", f"The models suite needs LibTorch: {meta['models_missing']}.", ""]
     if by["models"]:
         tables.write_csv(by["models"], os.path.join(out, "models.csv"))
         plots.simulated_vs_measured(by["models"], os.path.join(out, "simulated-vs-measured.png"))
@@ -123,7 +125,7 @@ def write_all(run, out):
                   "CSV: [models.csv](models.csv).", "",
                   "![measured against simulated peak](simulated-vs-measured.png)", ""]
         for res in by["models"]:
-            png = f"overhead-{res['name']}.png"
+            png = f"overhead-model-{res['name']}.png"
             plots.overhead_vs_budget(res, os.path.join(out, png))
             lines += [f"![overhead against budget, {res['name']}]({png})", ""]
         lines += tables.models_table(by["models"]) + [""]

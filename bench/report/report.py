@@ -103,10 +103,16 @@ def main():
         cmd = "bench/report/report.py" + (" --quick" if a.quick else "") + \
             ("" if a.suites == ALL_SUITES else f" --suites {a.suites}")
         parallel = a.jobs or suites.MODES[mode]["jobs"]
+        chosen = a.suites.split(",")
+        missing = benchlib.torch_missing() if "models" in chosen else None
+        if missing:
+            print(f"[report] models suite not run: {missing}", file=sys.stderr, flush=True)
+            chosen.remove("models")
         meta = render.machine(cmd, mode)
+        meta["models_missing"] = missing
         meta["parallel"] = parallel
         with tempfile.TemporaryDirectory() as tmp:
-            results, wall = run_all(suites.jobs(mode, a.suites.split(",")), parallel, tmp)
+            results, wall = run_all(suites.jobs(mode, chosen), parallel, tmp)
         meta["wall_seconds"] = wall
         run = {"meta": meta, "results": results}
         os.makedirs(a.out, exist_ok=True)
