@@ -5,7 +5,7 @@ and solve-time-vs-size.png.
 
     machine(command, mode) -> meta: the machine, the UTC date, the commit (and whether the tree had
                               uncommitted changes outside bench/results/), the command
-    write_all(run, out)
+    write_all(run, out)      (after clear(out): a run rewrites every file it owns)
 """
 import os
 import platform
@@ -93,8 +93,19 @@ def summary(by, results, expected):
         [f"- {i}" for i in items] + [""]
 
 
+def clear(out):
+    """Removes what an earlier write_all wrote (its names may differ from this run's), not the older
+    single-purpose results beside them."""
+    for f in os.listdir(out):
+        if f == "README.md" or f in ("models.csv", "public.csv", "generated.csv", "scale.csv") or \
+                (f.endswith(".png") and (f.startswith("overhead-") or f in ("simulated-vs-measured.png",
+                                                                           "solve-time-vs-size.png"))):
+            os.remove(os.path.join(out, f))
+
+
 def write_all(run, out):
     meta, results = run["meta"], run["results"]
+    clear(out)
     expected = benchlib.expected()
     by = {s: [r for r in results if r["suite"] == s] for s in ("models", "public", "generated", "scale")}
     fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"], dirty=" (with uncommitted changes)" if meta["dirty"] else "")
