@@ -53,8 +53,8 @@ MODES = {
     "quick": {
         "models": ["gpt2", "resnet"],
         "model_budgets": ["100", "70", "50"],
-        "model_solvers": ["autograd", "rotor", "twremat", "hiremate"],
-        "model_steps": 2, "model_lowest": None, "model_hiremate_limit": 4,
+        "model_solvers": ["autograd", "rotor", "rockmate", "twremat", "hiremate"],
+        "model_steps": 2, "model_lowest": ["twremat", 5], "model_hiremate_limit": 4,
         "public": ["rl1-n100", "fcn8-b32-train"],
         "public_budgets": ["90", "80", "70"],
         "generated": [(k, benchlib.SIZES[k][100]) for k in MODELS],      # about 100 compute nodes
