@@ -71,7 +71,7 @@ def _summary(verdicts, what):
 
 
 def _listing(items):
-    return [f"- {name} at {label} %: {text}" for name, label, _, text in items]
+    return [f"- {name} at {label}{'' if label == 'lowest' else ' %'}: {text}" for name, label, _, text in items]
 
 
 def public(results, expected):
