@@ -2,6 +2,11 @@
 one `hiremate solve` / `info` / `generate` and read its JSON, how to print a published cell, and
 the generator arguments that give graphs of a given number of compute nodes.
 
+The torch side (needs the build's LibTorch plugin and Debian's python3-torch): `trace` the example
+models, `profile` one, `train` it under a budget with a solver (`hiremate train --json`), and
+`lowest_feasible`, the bisection on the budget fraction that bench/torch/budgets.py and the report's
+models suite share.
+
 Import it from a script in bench/ or below with:
     sys.path.insert(0, <path of bench/>); import benchlib
 Nothing here writes files except `generate`.
@@ -91,3 +96,69 @@ def generate(kind, args, path):
     """Writes `hiremate generate KIND ARGS -o PATH`."""
     subprocess.run([HIREMATE, "generate", kind, *args, "-o", path], check=True, capture_output=True)
     return path
+
+
+def torch_missing():
+    """Why the models suite cannot run here (hiremate built without its LibTorch plugin, or no torch for
+    Debian's python3 to trace with), or None when it can."""
+    if not os.path.exists(os.path.join(os.path.dirname(HIREMATE), "libhiremate_torch_plugin.so")):
+        return f"{HIREMATE} was built without LibTorch (install libtorch-dev and rebuild)"
+    if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode != 0:
+        return "/usr/bin/python3 cannot import torch (install python3-torch) to trace the example models"
+    return None
+
+
+def trace(names, outdir):
+    """examples/models/trace.py OUTDIR NAMES...: NAME.pt and NAME.inputs.pt per model (Debian's python3
+    sees the torch the build links)."""
+    subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "models", "trace.py"), outdir, *names],
+                   check=True, capture_output=True)
+    return {n: (os.path.join(outdir, n + ".pt"), os.path.join(outdir, n + ".inputs.pt")) for n in names}
+
+
+def profile(model, inputs, out, threads=1):
+    """`hiremate profile MODEL --inputs INPUTS --threads T -o OUT`: the measured training graph."""
+    subprocess.run([HIREMATE, "profile", model, "--inputs", inputs, "--threads", str(threads), "-o", out],
+                   check=True, capture_output=True)
+    return out
+
+
+def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=None, kill_after=None):
+    """Runs `hiremate train ... --json` (capture, profile, plan, execute beside plain PyTorch); returns
+    its JSON plus `wall` and `exit`. No plan under the budget gives {"status": "infeasible", "note"};
+    another refusal (exit 2: the solver does not apply) {"status": "refused", "note"}; a crash
+    {"status": "error"}; still running after kill_after s (default 2 x limit + 60) {"status": "killed"}."""
+    kill_after = kill_after or 2 * limit + 60
+    cmd = [HIREMATE, "train", model, "--inputs", inputs, "--solver", solver, "--budget", str(budget),
+           "--time-limit", str(limit), "--steps", str(steps), "--threads", str(threads), "--json"]
+    if times_from:
+        cmd += ["--times-from", times_from]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=kill_after)
+    except subprocess.TimeoutExpired:
+        return {"status": "killed", "note": f"still running after {kill_after:.0f} s (limit {limit:g} s): killed",
+                "wall": time.time() - t0, "exit": None}
+    try:
+        out = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        status = "error" if p.returncode != 2 else "infeasible" if "found no plan" in last else "refused"
+        out = {"status": status, "note": last}
+    out["wall"] = time.time() - t0
+    out["exit"] = p.returncode
+    return out
+
+
+def lowest_feasible(feasible, halvings):
+    """Bisection on the budget fraction in (0, 1]: nothing fits in no memory, keep-all fits in 1.0.
+    `feasible(fraction_string)` says whether a plan exists; returns the lowest feasible fraction found
+    as a string ("0.3828"), within 2**-halvings of the true threshold (when feasibility is monotone)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(halvings):
+        mid = (lo + hi) / 2
+        if feasible(f"{mid:.4f}"):
+            hi = mid
+        else:
+            lo = mid
+    return f"{hi:.4f}"

@@ -5,7 +5,9 @@ how much, as sentences for the report; nothing here is written by hand.
                                    "tie", "no plan" or None when hiremate did not run
     public(results, expected)   -> lines: hiremate against our solvers (training rows), and our best
                                    against the published fixed-order cells (generic rows)
-    generated(results)          -> lines: hiremate against the best other solver, per budget
+    generated(results, what)    -> lines: hiremate against the best other solver, per budget
+    measured(results)           -> lines: the executor's measured peaks against the simulated ones and
+                                   the budgets, and its step times against plain PyTorch (models suite)
     scale(results)              -> lines: hiremate's solve time against the fastest, and its overhead
     contradictions(results)     -> lines: rows where a solver says "proven infeasible" while another
                                    solver's plan (checked by the simulator) fits the same budget
@@ -69,7 +71,7 @@ def _summary(verdicts, what):
 
 
 def _listing(items):
-    return [f"- {name} at {label} %: {text}" for name, label, _, text in items]
+    return [f"- {name} at {label}{'' if label == 'lowest' else ' %'}: {text}" for name, label, _, text in items]
 
 
 def public(results, expected):
@@ -79,9 +81,14 @@ def public(results, expected):
     lines = _summary([i[2] for i in items], "hiremate against our other solvers (training-graph rows)")
     lines += _listing([i for i in items if i[2] in ("behind", "no plan")])
     head = len(lines)
-    lines += ["", f"{ME} refuses generic DAGs (it needs forward/backward pairs), so in the fixed-order rows the "
-              "comparison is our best solver against the published Checkmate and Moccasin cells (same model; "
-              "FastSA re-orders, another model):"]
+    gen = [(f"{res['name']} (generic DAG)", label, *versus(runs))
+           for res, label, runs in _rows(results) if res["model"] == "generic"]
+    gen = [i for i in gen if i[2] is not None]
+    lines += [""] + _summary([i[2] for i in gen], "hiremate against our other solvers (fixed-order rows; on a "
+                                                   "generic DAG hiremate plans with dagremat)")
+    lines += _listing([i for i in gen if i[2] in ("behind", "no plan")])
+    lines += ["", "In the fixed-order rows, our best solver against the published Checkmate and Moccasin cells "
+              "(same model; FastSA re-orders, another model):"]
     gaps = []
     for res, label, runs in _rows(results):
         if res["model"] != "generic":
@@ -110,11 +117,25 @@ def public(results, expected):
     return lines
 
 
-def generated(results):
+def generated(results, what=None):
     items = [(res["name"], label, *versus(runs)) for res, label, runs in _rows(results)]
     items = [i for i in items if i[2] is not None]
-    name = results[0]["name"] if len(results) == 1 else "generated models"
+    name = what or results[0]["name"]
     return _summary([i[2] for i in items], f"{name}") + _listing([i for i in items if i[2] in ("behind", "no plan")])
+
+
+def measured(results):
+    runs = [r for res in results for r in res["runs"] if _plan(r) and r.get("measured_peak") is not None]
+    if not runs:
+        return ["**Executor:** no plan was executed."]
+    over = [r for r in runs if r["measured_peak"] > r["budget_bytes"]]
+    dev = max(abs(r["measured_peak"] - r["simulated_peak"]) / max(r["simulated_peak"], 1) for r in runs)
+    slow = [100.0 * (r["step_cpu_time"] / r["plain_step_cpu_time"] - 1) for r in runs if r["plain_step_cpu_time"] > 0]
+    grads = max(r["max_grad_diff"] for r in runs)
+    return [f"**Executor** ({len(runs)} executed plans on {len(results)} models): measured activation peak over the "
+            f"budget in {len(over)}; largest |measured - simulated| {100 * dev:.2f} % of the simulated peak; step "
+            f"CPU time against plain PyTorch {min(slow):+.1f} % .. {max(slow):+.1f} %; largest relative gradient "
+            f"difference {grads:.2g}."]
 
 
 def scale(results):

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""The benchmark report (issue 10): runs the three suites of suites.py (public graphs beside the
-published cells, generated models over budgets, solve time against size), one process per graph
-(run_graph.py), then writes into bench/results/: README.md (every table, the plots, machine, date and
+"""The benchmark report (issue 10): runs the four suites of suites.py (the example PyTorch models
+captured, planned and executed; public graphs beside the published cells; generated models over
+budgets; solve time against size), one process per model or graph (run_model.py, run_graph.py),
+then writes into bench/results/: README.md (every table, the plots, machine, date and
 commit), one CSV per suite, the PNG plots, and raw.json (every measured row, to re-render from).
 
-Usage: bench/report/report.py [--quick] [--suites public,generated,scale] [--out bench/results]
+Usage: bench/report/report.py [--quick] [--suites models,public,generated,scale] [--out bench/results]
                               [--jobs N] [--render-only]
 `make bench` runs it in full (hours), `make bench-quick` with --quick (under 10 minutes on 2 cores:
-two graphs at a time, then the scale suite alone).
+two models or graphs at a time, then the scale suite alone).
 --render-only rewrites the tables and plots from OUT/raw.json without solving anything.
-Progress goes to stderr: which graph, which solver, at which budget, the elapsed time.
+Progress goes to stderr: which model or graph, which solver, at which budget, the elapsed time.
 """
 import argparse
 import concurrent.futures
@@ -24,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import benchlib  # noqa: E402
 import suites  # noqa: E402
+
+
+ALL_SUITES = "models,public,generated,scale"
 
 
 def skip_after_limit(job, done):
@@ -48,7 +52,8 @@ def run_job(job, k, n, tmp, t0):
           file=sys.stderr, flush=True)
     jpath, rpath = os.path.join(tmp, f"job{k}.json"), os.path.join(tmp, f"result{k}.json")
     json.dump(job, open(jpath, "w"))
-    p = subprocess.run([sys.executable, os.path.join(HERE, "run_graph.py"), jpath, rpath])
+    worker = "run_model.py" if job["suite"] == "models" else "run_graph.py"
+    p = subprocess.run([sys.executable, os.path.join(HERE, worker), jpath, rpath])
     if p.returncode != 0:
         print(f"[report] {job['name']}: the worker failed (exit {p.returncode}); its rows are missing",
               file=sys.stderr, flush=True)
@@ -77,13 +82,17 @@ def run_all(jobs, parallel, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small graphs, short limits: under 10 minutes")
-    ap.add_argument("--suites", default="public,generated,scale")
+    ap.add_argument("--suites", default=ALL_SUITES, help=f"a comma-separated subset of {ALL_SUITES}")
     ap.add_argument("--out", default=os.path.join(benchlib.ROOT, "bench", "results"))
     ap.add_argument("--render-only", action="store_true", help="re-render from OUT/raw.json")
-    ap.add_argument("--jobs", type=int, help="graphs solved at once, outside the scale suite (default: "
+    ap.add_argument("--jobs", type=int, help="models or graphs run at once, outside the scale suite (default: "
                     "1 in full mode, 2 in quick mode)")
     a = ap.parse_args()
     import render  # matplotlib: imported here so that --help works without it
+
+    unknown = set(a.suites.split(",")) - set(ALL_SUITES.split(","))
+    if unknown:
+        ap.error(f"--suites: unknown suite(s) {', '.join(sorted(unknown))}; choose among {ALL_SUITES}")
 
     raw = os.path.join(a.out, "raw.json")
     if a.render_only:
@@ -92,12 +101,18 @@ def main():
         benchlib.require_binary()
         mode = "quick" if a.quick else "full"
         cmd = "bench/report/report.py" + (" --quick" if a.quick else "") + \
-            ("" if a.suites == "public,generated,scale" else f" --suites {a.suites}")
+            ("" if a.suites == ALL_SUITES else f" --suites {a.suites}")
         parallel = a.jobs or suites.MODES[mode]["jobs"]
+        chosen = a.suites.split(",")
+        missing = benchlib.torch_missing() if "models" in chosen else None
+        if missing:
+            print(f"[report] models suite not run: {missing}", file=sys.stderr, flush=True)
+            chosen.remove("models")
         meta = render.machine(cmd, mode)
+        meta["models_missing"] = missing
         meta["parallel"] = parallel
         with tempfile.TemporaryDirectory() as tmp:
-            results, wall = run_all(suites.jobs(mode, a.suites.split(",")), parallel, tmp)
+            results, wall = run_all(suites.jobs(mode, chosen), parallel, tmp)
         meta["wall_seconds"] = wall
         run = {"meta": meta, "results": results}
         os.makedirs(a.out, exist_ok=True)

@@ -3,6 +3,8 @@ pair per suite, each table followed by what compare.py computes about hiremate a
 
     public_table(results, expected) -> markdown lines   (rows: graph x model x budget; a cell per solver
                                                           and per published solver)
+    models_table(results)           -> markdown lines   (one table per captured model: budget x solver rows,
+                                                          simulated beside measured)
     generated_table(results)        -> markdown lines   (one table per model: budget x solver rows)
     scale_table(results)            -> markdown lines   (rows: graph size; a cell per solver)
     write_csv(results, path, expected=None)             (one row per solve, every suite alike)
@@ -102,16 +104,58 @@ def generated_table(results):
         i = res["info"]
         lines += [f"### {res['name']} ({i['nodes']} compute nodes, keep-all peak {i['baseline_peak']} bytes, "
                   f"time {i['baseline_time']:.6g} {i.get('time_unit', '')}, {MODEL_NAMES[res['model']]})", "",
-                  "| budget | solver | status | simulated overhead % | simulated peak % | solve time | "
-                  "measured peak | measured step time |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| budget | solver | status | simulated overhead % | simulated peak % | solve time |",
+                  "|---|---|---|---|---|---|"]
         for label, runs in by_row(res).items():
             for s in res["solvers"]:
                 r = runs[s]
                 ov = f"{r['overhead_percent']:.2f}" if plan(r) else "-"
                 pk = f"{peak_percent(r):.1f}" if plan(r) else "-"
-                lines.append(f"| {label} % | {s} | {short_status(r)} | {ov} | {pk} | {seconds(r)} | "
-                             "(executor) | (executor) |")
+                lines.append(f"| {label} % | {s} | {short_status(r)} | {ov} | {pk} | {seconds(r)} |")
+        lines += [""] + compare.generated([res]) + [""]
+    return lines + notes(results) + [""] + compare.contradictions(results)
+
+
+def budget_label(label, runs):
+    """'70 %', or for the bisected lowest budget 'lowest (38.3 %)'."""
+    if label != "lowest":
+        return f"{label} %"
+    f = next((r.get("budget_fraction") for r in runs.values() if r.get("budget_fraction")), None)
+    return f"lowest ({float(f) * 100:.1f} %)" if f else "lowest"
+
+
+def executed(r):
+    return plan(r) and r.get("measured_peak") is not None
+
+
+def models_table(results):
+    """Per captured model: what the solver planned (simulated) beside what the executor measured."""
+    lines = []
+    for res in results:
+        i = res["info"]
+        lines += [f"### {res['name']} ({i['nodes']} compute nodes, keep-all activation peak {i['baseline_peak']} "
+                  f"bytes, simulated keep-all step {1e3 * i['baseline_time']:.2f} ms; {res['steps']} SGD steps per cell)",
+                  "",
+                  "| budget | solver | status | sim. overhead % | sim. peak % | measured peak % | measured - sim. | "
+                  "step ms (plain) | step vs plain | CPU vs plain | solve time | grad diff |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for label, runs in by_row(res).items():
+            for s in res["solvers"]:
+                r = runs[s]
+                if not executed(r):
+                    why = short_status(r) if r["status"] in ("refused", "skipped") else r["status"]
+                    # No solve time: without a plan, train's wall clock is mostly capture and profiling.
+                    lines.append(f"| {budget_label(label, runs)} | {s} | {why} | - | - | - | - | - | - | - | - | - |")
+                    continue
+                base = r["keep_all_peak"]
+                dm = 100.0 * (r["measured_peak"] - r["simulated_peak"]) / r["simulated_peak"] if r["simulated_peak"] else 0
+                st, pst = r["step_time"], r["plain_step_time"]
+                ct, pct = r["step_cpu_time"], r["plain_step_cpu_time"]
+                lines.append(
+                    f"| {budget_label(label, runs)} | {s} | {r['status']} | {r['overhead_percent']:.2f} | "
+                    f"{peak_percent(r):.1f} | {100.0 * r['measured_peak'] / base:.1f} | {dm:+.2f} % | "
+                    f"{st * 1e3:.1f} ({pst * 1e3:.1f}) | {100.0 * (st / pst - 1):+.1f} % | "
+                    f"{100.0 * (ct / pct - 1):+.1f} % | {seconds(r)} | {r['max_grad_diff']:.2g} |")
         lines += [""] + compare.generated([res]) + [""]
     return lines + notes(results) + [""] + compare.contradictions(results)
 
@@ -137,8 +181,14 @@ def scale_table(results):
 
 CSV_FIELDS = ["suite", "graph", "memory_model", "nodes", "budget_percent", "budget_bytes", "solver", "status",
               "valid", "overhead_percent", "peak", "peak_percent", "baseline_peak", "baseline_time", "solve_seconds",
-              "wall_seconds", "time_limit", "hit_limit", "recomputations", "note", "measured_peak",
-              "measured_step_time"] + [f"{p}_published" for p in PUBLISHED]
+              "wall_seconds", "time_limit", "hit_limit", "recomputations", "note", "measured_peak", "plain_peak",
+              "step_seconds", "plain_step_seconds", "step_cpu_seconds", "plain_step_cpu_seconds", "max_grad_diff"] + \
+    [f"{p}_published" for p in PUBLISHED]
+# The measured columns of the CSV, from `hiremate train --json` (models suite only: generated and
+# public graphs have no tensors, so they are not executable and these stay empty).
+MEASURED = {"measured_peak": "measured_peak", "plain_peak": "plain_peak", "step_seconds": "step_time",
+            "plain_step_seconds": "plain_step_time", "step_cpu_seconds": "step_cpu_time",
+            "plain_step_cpu_seconds": "plain_step_cpu_time", "max_grad_diff": "max_grad_diff"}
 
 
 def write_csv(results, path, expected=None):
@@ -151,14 +201,17 @@ def write_csv(results, path, expected=None):
                 if expected and res["model"] == "generic":
                     pub = expected[res["name"]].get("published", {}).get(r["budget"])
                 row = {"suite": res["suite"], "graph": res["name"], "memory_model": res["model"],
-                       "nodes": res["info"]["nodes"], "budget_percent": r["budget"], "budget_bytes": r.get("budget_bytes"),
+                       "nodes": res["info"]["nodes"],
+                       "budget_percent": (f"{float(r['budget_fraction']) * 100:.2f}" if r["budget"] == "lowest"
+                                          else r["budget"]), "budget_bytes": r.get("budget_bytes"),
                        "solver": r["solver"], "status": r["status"], "valid": r.get("valid"),
                        "overhead_percent": r.get("overhead_percent"), "peak": r.get("peak"),
                        "peak_percent": peak_percent(r), "baseline_peak": res["info"]["baseline_peak"],
                        "baseline_time": res["info"]["baseline_time"], "solve_seconds": r.get("solve_seconds"),
                        "wall_seconds": r.get("wall"), "time_limit": r.get("limit"),
                        "hit_limit": hit_limit(r) if r["status"] != "skipped" else None, "recomputations":
-                       r.get("recomputations"), "note": r.get("note"), "measured_peak": "", "measured_step_time": ""}
+                       r.get("recomputations"), "note": r.get("note")}
+                row.update({k: r.get(v, "") for k, v in MEASURED.items()})
                 for p in PUBLISHED:
                     row[f"{p}_published"] = published_cell(pub, p) if expected and res["model"] == "generic" else ""
                 w.writerow(row)

@@ -21,6 +21,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchlib  # noqa: E402
 EXAMPLES = ["gpt2", "unet", "mlp_mixer", "transformer", "resnet"]
 TESTS = ["mlp", "views", "inplace", "tied", "dropout", "multi_output", "non_tensor_output", "gpt2_small",
          "resnet_small"]
@@ -37,15 +39,7 @@ def train(a, models, name, budget, steps):
 
 
 def lowest(a, models, name):
-    lo, hi = 0.0, 1.0  # infeasible (nothing fits in no memory), feasible (keep-all)
-    for _ in range(a.bisect):
-        mid = (lo + hi) / 2
-        r, _ = train(a, models, name, f"{mid:.4f}", 1)
-        if r is None:
-            lo = mid
-        else:
-            hi = mid
-    return f"{hi:.4f}"
+    return benchlib.lowest_feasible(lambda f: train(a, models, name, f, 1)[0] is not None, a.bisect)
 
 
 def main():

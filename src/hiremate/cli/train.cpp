@@ -34,6 +34,9 @@ Runner add_train(CLI::App& app) {
   cmd->add_option("--seed", a->opt.seed, "step k draws its random numbers from seed + k")->capture_default_str();
   cmd->add_option("--threads", a->opt.profile.threads, "torch intra-op threads (0: torch's default)")
       ->capture_default_str()->check(CLI::Range(0, 1024));
+  cmd->add_option("--times-from", a->opt.times_from,
+                  "plan on the node times of this graph, an earlier `hiremate profile` of the same model "
+                  "(sizes stay this run's): several runs then plan on the same times")->check(CLI::ExistingFile);
   cmd->add_flag("--json", a->json, "print the report as JSON");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
@@ -67,6 +70,7 @@ Runner add_train(CLI::App& app) {
                                   {"step_cpu_time", cpu},      {"plain_step_cpu_time", plain_cpu},
                                   {"simulated_time", r.simulated_time}, {"keep_all_time", r.keep_all_time},
                                   {"recomputations", r.recomputations}, {"max_grad_diff", diff},
+                                  {"profile_seconds", r.profile_seconds}, {"solve_seconds", r.solve_seconds},
                                   {"grads_identical", identical}};
       for (const auto& s : r.steps)
         j["steps"].push_back({{"loss", s.loss}, {"plain_loss", s.plain_loss}, {"time", s.time},

@@ -14,6 +14,8 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
+#include "hiremate/graph/adopt_times.h"
+#include "hiremate/graph/io/graph_io.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
 #include "hiremate/torch/measure.h"
@@ -113,15 +115,18 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   std::vector<std::pair<at::Tensor, at::Tensor>> buffers;
   for (const auto& b : module.named_buffers(/*recurse=*/true))
     if (b.value.defined()) buffers.emplace_back(b.value, b.value.clone());
+  const double started = clock_seconds(false);
   auto cap = capture(module, inputs, model_path);
   TrainReport r;
   r.model = model_path;
   ProfiledModel pm = profile_capture(*cap, base_name(model_path), opt.profile);
+  r.profile_seconds = clock_seconds(false) - started;  // capture and profile
   {
     torch::NoGradGuard no_grad;
     for (auto& [t, saved] : buffers) t.copy_(saved);
     buffers.clear();
   }
+  if (!opt.times_from.empty()) adopt_times(pm.graph, load_graph(opt.times_from), opt.times_from);
   const Graph& g = pm.graph;
   Baseline keep_all = baseline(g);
   r.keep_all = keep_all.peak - g.source_bytes();

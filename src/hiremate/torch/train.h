@@ -18,6 +18,7 @@ struct TrainOptions {
   double lr = 1e-3;             // plain SGD, fixed
   uint64_t seed = 0;            // step k draws its random numbers from seed + k, in both runs
   bool compare = true;          // also train plain PyTorch and compare
+  std::string times_from;       // a graph of an earlier profile of this model: plan on its times (adopt_times)
   ProfileOptions profile;
 };
 
