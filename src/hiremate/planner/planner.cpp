@@ -270,8 +270,13 @@ struct Planner {
     if (flat && top_left() > 0.5) {
       SolveOptions o = opt;
       o.time_limit = top_left();
-      Plan cm = CheckmateSolver().solve(g, budget, o);
-      if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
+      // One solver's failure (CBC ending in an error state) must not discard the plans in hand.
+      try {
+        Plan cm = CheckmateSolver().solve(g, budget, o);
+        if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
+      } catch (const SolverFailure& e) {
+        notes.push_back(std::string("checkmate (flat): ") + e.what());
+      }
     }
     if (!best.has_schedule) {
       // Not proven infeasible when a solve was cut by the time limit: say so, not "infeasible".
