@@ -103,7 +103,8 @@ Runner add_solve(CLI::App& app) {
       std::cerr << fmt::format("hiremate: {}: no plan within {} bytes from solver '{}'{}{}{}\n",
                                proven ? "infeasible" : "no plan found", budget, plan.solver,
                                plan.note.empty() ? "" : ": ", plan.note,
-                               proven ? "" : " (a longer --time-limit or a larger --budget may find one)");
+                               proven || plan.note.find("--time-limit") != std::string::npos
+                                   ? "" : " (a longer --time-limit or a larger --budget may find one)");
       return 3;
     }
     return 0;

@@ -77,7 +77,9 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     }
   };
   std::optional<dagremat::KeepState> relaxed;
-  if (!gb.keep.empty()) {
+  // Each further start costs a full state (seconds at 10,000 nodes): none is begun past the deadline.
+  auto time_left = [&] { return Clock::now() < deadline; };
+  if (!gb.keep.empty() && time_left()) {
     relaxed.emplace(dag, cap);
     auto decisions = relaxed->decisions();
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
@@ -96,7 +98,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   if (relaxed && (!fits[0] || elapsed() < 0.2 * opt.time_limit)) repair_start(*relaxed, fits[1]);
   consider(keep_all, fits[0], "keep-all");
   if (relaxed) consider(*relaxed, fits[1], "the relaxation");
-  if (best_keep.empty()) {
+  if (best_keep.empty() && time_left()) {
     // Recompute-all: every value dropped between its reads, each stage recomputing what it needs
     // (Checkmate's recompute-heavy start); the polish then keeps back what fits. Measured: at 70 % on
     // rl1-n100 and rl2-n250 the repair from keep-all got stuck (no single change lowered the excess).
