@@ -29,6 +29,9 @@ struct GapBound {
   std::string note;
 };
 
+// Above this many nonzeros the relaxation is not built (about 80 bytes each in CBC and its copies).
+constexpr size_t kMaxBoundNonzeros = 5'000'000;
+
 GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads, bool verbose);
 
 }  // namespace hiremate::dagremat

@@ -58,7 +58,12 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
   Dag dag(g);
   TreeDecomposition td;
   try {
-    td = decompose(dag.neighbours, Heuristic::MinFill, deadline.at);
+    // Tearing down an abandoned elimination takes time after its deadline (measured: 0.25 s at
+    // 10,000 nodes, about 1.6 s at 100,000): the decomposition stops that much earlier.
+    const double margin = std::min(0.1 * opt.time_limit, 1.5e-5 * static_cast<double>(dag.n));
+    td = decompose(dag.neighbours, Heuristic::MinFill,
+                   deadline.at - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(margin)));
   } catch (const DecompositionOutOfTime&) {
     plan.status = PlanStatus::TimedOut;
     plan.note = fmt::format("time limit of {} s reached while decomposing the graph ({} nodes); no plan was built",
