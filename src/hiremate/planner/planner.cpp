@@ -30,6 +30,8 @@ namespace hiremate::planner {
 
 namespace {
 
+constexpr size_t kRotorAtTopMaxBlocks = 300;
+
 using Clock = std::chrono::steady_clock;
 using hilp::FastForward;
 using hilp::Option;
@@ -248,9 +250,18 @@ struct Planner {
     // The fast ones first, so that the slow ones cannot starve them: keep-all, Rotor, TW-Remat
     // (solved before the levels), then the H-ILP per partitioning and the flat MILP.
     offer(keep_all_schedule(g), "autograd", std::nullopt);
+    // Rotor's DP is not time-limited and costs O(blocks^3 x slots): 1.5 s at 300 blocks, 25 s at
+    // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
+    // transformer: 30.6 s for 12 s), so it is skipped there.
     if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
-      Plan rp = rotor::RotorSolver().solve(g, budget, opt);
-      if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
+      auto blocks = rotor::chain_clusters(g, nullptr);
+      if (blocks && blocks->size() <= kRotorAtTopMaxBlocks) {
+        Plan rp = rotor::RotorSolver().solve(g, budget, opt);
+        if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
+      } else if (blocks) {
+        notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
+                                    kRotorAtTopMaxBlocks));
+      }
     }
     if (twremat_plan && twremat_plan->has_schedule) offer(std::move(twremat_plan->schedule), "twremat", std::nullopt);
     auto id = [](NodeId x) { return x; };
