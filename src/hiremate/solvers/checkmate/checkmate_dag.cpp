@@ -11,6 +11,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/milp/model.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/solvers/fixed_order_dag.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "hiremate/solvers/greedy_evict.h"
@@ -21,38 +22,12 @@ namespace {
 
 constexpr milp::Var kAbsent = -1;  // a variable fixed to 0 by pre-fixing, never created
 
-// Positions (in graph.order) and per-position data of a generic DAG.
-struct Dag {
-  int n = 0;
-  std::vector<int> pos;                      // compute id -> position
-  std::vector<int64_t> mem, overhead;        // in units of `unit`
-  std::vector<double> cost;
-  std::vector<std::vector<int>> pred, users;  // positions, sorted, unique
-  std::vector<int> last_desc;                // the largest position among descendants-or-self
-  int64_t unit = 1, sources = 0;
+// Positions (in graph.order) and per-position data of a generic DAG, sizes in units of `unit`.
+struct Dag : FixedOrderDag {
+  std::vector<int> last_desc;  // the largest position among descendants-or-self
+  int64_t unit = 1;
 
-  std::vector<NodeId> order;                 // position -> compute id
-
-  explicit Dag(const Graph& g) : n(static_cast<int>(g.order.size())), order(g.order) {
-    pos.assign(g.compute.size(), -1);
-    for (int p = 0; p < n; ++p) pos[g.order[p]] = p;
-    mem.assign(n, 0);
-    overhead.assign(n, 0);
-    cost.assign(n, 0);
-    pred.assign(n, {});
-    users.assign(n, {});
-    sources = g.source_bytes();
-    for (int p = 0; p < n; ++p) {
-      const auto& c = g.compute[g.order[p]];
-      cost[p] = c.time;
-      overhead[p] = c.overhead;
-      for (NodeId d : c.outputs) mem[p] += g.data[d].bytes;
-      for (NodeId d : c.deps)
-        for (NodeId q : g.data[d].producers) pred[p].push_back(pos[q]);
-      std::sort(pred[p].begin(), pred[p].end());
-      pred[p].erase(std::unique(pred[p].begin(), pred[p].end()), pred[p].end());
-      for (int q : pred[p]) users[q].push_back(p);
-    }
+  explicit Dag(const Graph& g) : FixedOrderDag(g) {
     int64_t gcd = 0;
     for (int p = 0; p < n; ++p) gcd = std::gcd(gcd, std::gcd(mem[p], overhead[p]));
     unit = gcd > 0 ? gcd : 1;

@@ -6,27 +6,8 @@
 
 namespace hiremate::dagremat {
 
-StageDag::StageDag(const Graph& g) : n(static_cast<int>(g.order.size())), order(g.order) {
+StageDag::StageDag(const Graph& g) : FixedOrderDag(g) {
   HM_ASSERT(!g.is_training(), "StageDag needs a generic DAG");
-  pos.assign(g.compute.size(), -1);
-  for (int p = 0; p < n; ++p) pos[g.order[p]] = p;
-  mem.assign(n, 0);
-  overhead.assign(n, 0);
-  cost.assign(n, 0);
-  pred.assign(n, {});
-  users.assign(n, {});
-  sources = g.source_bytes();
-  for (int p = 0; p < n; ++p) {
-    const auto& c = g.compute[g.order[p]];
-    cost[p] = c.time;
-    overhead[p] = c.overhead;
-    for (NodeId d : c.outputs) mem[p] += g.data[d].bytes;
-    for (NodeId d : c.deps)
-      for (NodeId q : g.data[d].producers) pred[p].push_back(pos[q]);
-    std::sort(pred[p].begin(), pred[p].end());
-    pred[p].erase(std::unique(pred[p].begin(), pred[p].end()), pred[p].end());
-    for (int q : pred[p]) users[q].push_back(p);
-  }
   first_gap.assign(n + 1, 0);
   for (int v = 0; v < n; ++v) {
     first_gap[v] = static_cast<int>(gaps.size());

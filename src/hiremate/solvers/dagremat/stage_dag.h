@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hiremate/graph/graph.h"
+#include "hiremate/solvers/fixed_order_dag.h"
 
 namespace hiremate::dagremat {
 
@@ -23,14 +24,7 @@ struct Gap {
   bool tail = false;  // the gap after the last user
 };
 
-struct StageDag {
-  int n = 0;
-  std::vector<NodeId> order;                   // position -> compute id
-  std::vector<int> pos;                        // compute id -> position
-  std::vector<int64_t> mem, overhead;          // bytes of the outputs, transient bytes
-  std::vector<double> cost;
-  std::vector<std::vector<int>> pred, users;   // positions, sorted, unique
-  int64_t sources = 0;                         // bytes resident throughout
+struct StageDag : FixedOrderDag {
   std::vector<Gap> gaps;                       // grouped by value, in time order
   std::vector<int> first_gap;                  // value -> index of its first gap (n + 1 entries)
 
