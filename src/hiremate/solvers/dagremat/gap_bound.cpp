@@ -72,6 +72,9 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   }
   milp::Options o;
   o.time_limit = std::max(0.1, seconds);
+  // The caller gives the bound a share of its limit (dagremat: 0.3); CBC may overrun it by twice as
+  // much and still end inside the caller's limit, never by the milp layer's default 10 % + 2 s.
+  o.grace_seconds = 2 * o.time_limit;
   o.threads = threads;
   o.relative_gap = 0;
   o.absolute_gap = 0;
