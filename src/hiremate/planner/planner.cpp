@@ -31,6 +31,7 @@ namespace hiremate::planner {
 namespace {
 
 constexpr size_t kRotorAtTopMaxBlocks = 300;
+constexpr double kLimitMargin = 0.93;
 
 using Clock = std::chrono::steady_clock;
 using hilp::FastForward;
@@ -91,7 +92,9 @@ struct Planner {
     rep.clusters = tree.clusters.size();
   }
 
-  double left() const { return opt.time_limit - since(start); }
+  // What is left of the limit, less a margin for the last checks and the caller's own work (the
+  // CLI's wall time, graph loading included, measured 10-12 % over a 10 s limit without it).
+  double left() const { return kLimitMargin * opt.time_limit - since(start); }
 
   Menu menu_of(int c) const {
     int r = tree.representative_of(c);
@@ -223,6 +226,31 @@ struct Planner {
     menus[c] = std::move(m);
   }
 
+  // A chain block's options for Rotor at the top: the baselines, and the menu of the tree's cluster
+  // with the block's units where the levels solved one (in g's ids, as make_chain expects).
+  std::vector<Option> block_menu(const hilp::ClusterGraph& cg) const {
+    std::vector<Option> out{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+    std::vector<NodeId> units;
+    for (size_t i = 0; i < cg.graph.compute.size(); ++i)
+      if (cg.graph.compute[i].kind == ComputeKind::Forward) units.push_back(cg.compute_to_parent[i]);
+    std::sort(units.begin(), units.end());
+    for (const auto& c : tree.clusters) {
+      if (c.id == tree.root || c.nodes.size() != units.size()) continue;
+      std::vector<NodeId> mine = c.nodes;
+      std::sort(mine.begin(), mine.end());
+      if (mine != units) continue;
+      bool solved = false;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        solved = menus.count(tree.representative_of(c.id)) > 0;
+      }
+      if (!solved) break;
+      for (Option& o : menu_of(c.id).options) out.push_back(std::move(o));
+      break;
+    }
+    return out;
+  }
+
   Plan top(int64_t budget) {
     const double top_limit = popt.top_time_limit > 0 ? std::min(popt.top_time_limit, left()) : left();
     const auto top_start = Clock::now();
@@ -233,6 +261,9 @@ struct Planner {
     std::vector<std::string> notes;
     auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
       SimResult r = simulate(g, s);
+      if (opt.verbose)
+        std::cerr << fmt::format("planner: top: {} offers {} ({:.2f} s into the run)\n", who,
+                                 r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan", since(start));
       bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
       if (!fits) {
         notes.push_back(who + (r.valid ? ": over budget" : ": rejected by the simulator (" + r.reason + ")"));
@@ -256,8 +287,17 @@ struct Planner {
     if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
       auto blocks = rotor::chain_clusters(g, nullptr);
       if (blocks && blocks->size() <= kRotorAtTopMaxBlocks) {
-        Plan rp = rotor::RotorSolver().solve(g, budget, opt);
+        SolveOptions ro = opt;
+        ro.time_limit = std::max(0.05, top_left() / 4);
+        Plan rp = rotor::RotorSolver().solve(g, budget, ro);
         if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
+        // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
+        // (Rotor above alone knows the baselines; rockmate builds such menus again).
+        SolveOptions o = opt;
+        o.time_limit = std::max(0.05, top_left() / 4);
+        Plan mp = rotor::solve_chain(g, rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); }),
+                                     budget, o);
+        if (mp.has_schedule) offer(std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
       } else if (blocks) {
         notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
                                     kRotorAtTopMaxBlocks));
@@ -267,14 +307,22 @@ struct Planner {
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
     const bool flat = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
-    const size_t top_solves = root_parts.size() + (flat ? 1 : 0);
+    // With the flat MILP (small graphs), the H-ILP solves share half the top's time: the MILP, started
+    // from their best plan, gets the other half (measured on a 91-node transformer at 60 %: hiremate
+    // 3.04 % with a quarter of the top for the MILP and no start, the MILP alone 1.14 % in 18.5 s).
+    const double hilp_time = flat ? 0.5 * top_left() : top_left();
+    const auto hilp_start = Clock::now();
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
+      double limit = std::min(top_left(), (hilp_time - since(hilp_start)) / static_cast<double>(root_parts.size() - i));
+      std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
+      if (limit < 0.1) {
+        notes.push_back(who + ": not solved, no time left");
+        continue;
+      }
       hilp::HGraph hg = hilp::build_hgraph(g, parts(p, id, id, budget));
-      double limit = std::max(0.5, top_left() / static_cast<double>(top_solves - i));
       hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
-      std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
       if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
       else notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
     }
@@ -283,7 +331,7 @@ struct Planner {
       o.time_limit = top_left();
       // One solver's failure (CBC ending in an error state) must not discard the plans in hand.
       try {
-        Plan cm = CheckmateSolver().solve(g, budget, o);
+        Plan cm = CheckmateSolver().solve_from(g, budget, o, best.has_schedule ? &best.schedule : nullptr);
         if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
       } catch (const SolverFailure& e) {
         notes.push_back(std::string("checkmate (flat): ") + e.what());
@@ -311,7 +359,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
                                "generic DAG: use --solver hiremate (which plans it with dagremat), dagremat, checkmate or twremat",
                                g.name));
   Planner p(g, opt, popt);
-  // The levels below the top share two thirds of the time, each representative an equal part of
+  // The levels below the top share two thirds of the time (a third, see below), each representative an equal part of
   // what is left when its turn comes (what a quick one leaves flows to the next).
   // TW-Remat on the whole graph comes first, with up to 40 % of the time: at 5,000 nodes it needs
   // about a minute and gives a plan the H-ILP cannot match in the time left (measured: transformer
@@ -322,8 +370,12 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     o.time_limit = std::max(0.05, 0.4 * opt.time_limit);
     p.twremat_plan = TwRematSolver().solve(g, budget, o);
   }
+  // Where the flat MILP runs at the top (small graphs), the levels get a third, so that the MILP,
+  // started from the hierarchy's plan, has half of the rest to improve it.
+  const bool flat_at_top = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
+  const double levels_share = flat_at_top ? 1.0 / 3 : 2.0 / 3;
   const auto levels_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(std::max(0.0, p.left()) * 2 / 3));
+                                                  std::chrono::duration<double>(std::max(0.0, p.left()) * levels_share));
   // Heights: a representative can be solved once the representatives its parts use are; those of
   // one height are independent and go to `workers` threads (CBC then gets one thread each).
   std::map<int, int> height;

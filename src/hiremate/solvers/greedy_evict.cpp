@@ -1,6 +1,7 @@
 #include "hiremate/solvers/greedy_evict.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include "hiremate/common/error.h"
@@ -18,6 +19,9 @@ struct Greedy {
   std::vector<std::vector<int>> user_positions;  // data -> sorted positions of its readers
   int64_t memory = 0;
   int now = 0;                     // the stage being run
+  // Recomputing on demand recurses through chains of evicted values: a run can take minutes
+  // (rl3-n500 at 80 %: 48 s inside checkmate's model building), so it gives up here.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::vector<Op> ops;
 
   Greedy(const Graph& graph, int64_t b) : g(graph), budget(b) {
@@ -78,7 +82,7 @@ struct Greedy {
   // Makes every dep of c resident (recomputing as needed), then computes c. Deps stay pinned
   // until c has run. False when it cannot fit.
   bool compute(NodeId c, int depth) {
-    if (depth > static_cast<int>(g.compute.size())) return false;
+    if (depth > static_cast<int>(g.compute.size()) || std::chrono::steady_clock::now() > deadline) return false;
     const auto& node = g.compute[c];
     std::vector<NodeId> held;
     bool ok = true;
@@ -109,8 +113,10 @@ struct Greedy {
 
 }  // namespace
 
-static std::optional<std::vector<Op>> run_greedy(const Graph& g, int64_t budget) {
+static std::optional<std::vector<Op>> run_greedy(const Graph& g, int64_t budget,
+                                                 std::chrono::steady_clock::time_point deadline) {
   Greedy greedy(g, budget);
+  greedy.deadline = deadline;
   for (size_t p = 0; p < g.order.size(); ++p) {
     greedy.now = static_cast<int>(p);
     if (!greedy.compute(g.order[p], 0)) return std::nullopt;
@@ -120,12 +126,16 @@ static std::optional<std::vector<Op>> run_greedy(const Graph& g, int64_t budget)
   return greedy.ops;
 }
 
-std::optional<std::vector<Op>> greedy_evict_sequence(const Graph& g, int64_t budget) {
+std::optional<std::vector<Op>> greedy_evict_sequence(const Graph& g, int64_t budget, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
+                            std::min(seconds, 1e9)));
   HM_ASSERT(!g.is_training(), "greedy_evict_sequence works on generic DAGs");
   // Recomputing on demand pins the inputs of every pending computation, so a run can get stuck
   // where a run with a slightly smaller working budget evicts earlier and gets through: try a few.
   for (double factor : {1.0, 0.99, 0.97, 0.95, 0.92, 0.9, 0.85, 0.8}) {
-    auto ops = run_greedy(g, static_cast<int64_t>(static_cast<double>(budget) * factor));
+    if (std::chrono::steady_clock::now() > deadline) break;
+    auto ops = run_greedy(g, static_cast<int64_t>(static_cast<double>(budget) * factor), deadline);
     if (ops) return ops;
   }
   return std::nullopt;

@@ -15,7 +15,7 @@ namespace hiremate {
 
 // The compute ops of the greedy schedule (frees are left to insert_frees, which never uses more
 // memory), or nothing when some computation cannot fit even after evicting everything it allows.
-// Generic DAGs only (forward nodes).
-std::optional<std::vector<Op>> greedy_evict_sequence(const Graph& g, int64_t budget);
+// Generic DAGs only (forward nodes). Nothing, too, when it runs past `seconds`.
+std::optional<std::vector<Op>> greedy_evict_sequence(const Graph& g, int64_t budget, double seconds = 1e9);
 
 }  // namespace hiremate

@@ -3,7 +3,10 @@
 #include <functional>
 #include <limits>
 
+#include "hiremate/graph/generate.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/checkmate/stage_model.h"
+#include "support/small_models.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -144,4 +147,46 @@ TEST(CheckmateTraining, SaveBudgetBoundsTheBytesHeldAtTheLoss) {
   EXPECT_GT(saved.sim.time, free_plan.sim.time);  // holding less at the loss costs recomputation
   opt.save_budget = 0;  // the loss output alone exceeds it
   EXPECT_EQ(solve_checked(solver, g, budget, opt).status, PlanStatus::Infeasible);
+}
+
+// Another solver's plan as the MIP start (CheckmateSolver::solve_from, what the hierarchical planner
+// does at its top on small graphs): with the stages in the plan's order, the model expresses the
+// plan exactly (every row holds, the objective is the simulated time), and the result is never
+// slower than it.
+TEST(CheckmateTraining, OtherSolversPlansAreExactMipStarts) {
+  using hiremate::testing::activation_budget;
+  const std::vector<Graph> graphs{hiremate::testing::small_chain(8), hiremate::testing::small_unet(),
+                                  generate::transformer(hiremate::testing::small_transformer(1))};
+  int expressed = 0;
+  for (const Graph& g : graphs)
+    for (double f : {0.9, 0.7, 0.5}) {
+      const int64_t budget = activation_budget(g, f);
+      for (const char* name : {"twremat", "hilp", "recompute_all"}) {
+        SolveOptions o;
+        o.time_limit = 3;
+        Plan p = solve_checked(*make_solver(name), g, budget, o);
+        if (!p.has_schedule || p.sim.peak > budget) continue;
+        SCOPED_TRACE(g.name + " at " + std::to_string(f) + " from " + name);
+        checkmate::StageModel m = checkmate::build_training_model(g, budget, std::nullopt, &p.schedule.ops);
+        ASSERT_TRUE(static_cast<bool>(m.assignment_of));
+        auto a = m.assignment_of(p.schedule.ops);
+        ASSERT_TRUE(a.has_value()) << "the model cannot express the plan";
+        std::vector<double> x(m.model.num_vars(), 0.0);
+        for (const auto& [v, value] : *a) x[v] = value;
+        EXPECT_LE(m.model.max_violation(x), 1e-6);
+        double objective = 0;
+        for (size_t j = 0; j < x.size(); ++j) objective += m.model.objective()[j] * x[j];
+        EXPECT_NEAR(objective, p.sim.time, 1e-9 * p.sim.time);
+        ++expressed;
+        SolveOptions quick;
+        quick.time_limit = 1;
+        Plan started = CheckmateSolver().solve_from(g, budget, quick, &p.schedule);
+        ASSERT_TRUE(started.has_schedule) << started.note;
+        SimResult r = simulate(g, started.schedule);
+        EXPECT_TRUE(r.valid && r.peak <= budget);
+        EXPECT_LE(r.time, p.sim.time * (1 + 1e-12));
+        EXPECT_NE(started.status, PlanStatus::Optimal) << "optimal over the start's order only";
+      }
+    }
+  EXPECT_GT(expressed, 10);
 }

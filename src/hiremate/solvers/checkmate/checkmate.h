@@ -41,7 +41,11 @@ class CheckmateSolver : public Solver {
     return "exact MILP (Checkmate) on CBC; optimal for generic DAGs in the fixed order, anytime under --time-limit";
   }
   std::optional<std::string> unsupported(const Graph& g) const override;
-  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override { return solve_from(g, budget, opt, nullptr); }
+  // The same, with another solver's plan as CBC's MIP start where it fits the budget and the model
+  // can express it (on a training graph the stages then follow its first computations, so the
+  // optimum is over that order). The result is never slower than `start`.
+  Plan solve_from(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start) const;
 };
 
 // The smallest budget any schedule in the fixed-order model can have: the largest, over nodes, of

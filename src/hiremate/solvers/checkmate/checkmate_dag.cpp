@@ -347,14 +347,14 @@ struct DagModel {
 
 }  // namespace
 
-StageModel build_dag_model(const Graph& g, int64_t budget) {
+StageModel build_dag_model(const Graph& g, int64_t budget, double heuristic_seconds) {
   auto dag = std::make_shared<Dag>(g);
   const int64_t cap = (budget - dag->sources) / dag->unit;
   auto m = std::make_shared<DagModel>(*dag, cap);
   StageModel out;
   out.start = m->keep_all_start();
   if (!out.start) {
-    if (auto greedy = greedy_evict_sequence(g, budget)) {
+    if (auto greedy = greedy_evict_sequence(g, budget, heuristic_seconds)) {
       std::vector<int> positions;
       for (const Op& op : *greedy) positions.push_back(dag->pos[op.node]);
       out.fallback = m->start_from(positions);

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
 
@@ -47,14 +48,17 @@ struct Training {
   std::vector<int> phantom_owner;    // backward stage -> its forward's stage if it reads phantoms
   std::vector<int64_t> mem;          // data id -> units
   std::vector<int> producer;         // data id -> stage of the forward producing it (data kind)
+  std::vector<int> phantom_stage;    // data id -> stage of the forward whose phantoms it is, or -1
   std::vector<std::vector<int>> users;  // data id -> stages reading it
   std::vector<int> last_need;        // stage -> last stage where running it can help
   std::vector<int64_t> grads_at_start, grads_new;  // per stage: resident grads on entry; new at op t
   int64_t unit = 1, sources = 0;
 
-  explicit Training(const Graph& g) {
+  // `order`: the compute nodes in the order of their stages' first computations (g.order, or a
+  // start plan's); stages take its forwards, its loss, its backwards, in that order.
+  Training(const Graph& g, const std::vector<NodeId>& order) {
     for (ComputeKind k : {ComputeKind::Forward, ComputeKind::Loss, ComputeKind::Backward})
-      for (NodeId c : g.order)
+      for (NodeId c : order)
         if (g.compute[c].kind == k) node.push_back(c);
     T = static_cast<int>(node.size());
     pos.assign(g.compute.size(), -1);
@@ -76,6 +80,7 @@ struct Training {
     phantom_owner.assign(T, -1);
     mem.assign(g.data.size(), 0);
     producer.assign(g.data.size(), -1);
+    phantom_stage.assign(g.data.size(), -1);
     users.assign(g.data.size(), {});
     sources = g.source_bytes();
     int64_t gcd = 0;
@@ -94,7 +99,10 @@ struct Training {
         if (g.phantoms_of(c.pair) != kNone) phantom_owner[t] = pos[c.pair];
       }
       for (NodeId d : c.outputs) {
-        if (g.data[d].kind == DataKind::Phantoms) phantoms[t] += mem[d];
+        if (g.data[d].kind == DataKind::Phantoms) {
+          phantoms[t] += mem[d];
+          phantom_stage[d] = t;
+        }
         if (g.data[d].kind == DataKind::Data) {
           data_out[t].push_back(d);
           producer[d] = t;
@@ -333,6 +341,118 @@ struct TrainingModel {
       if (tr.kind[t] == ComputeKind::Loss) model.set_bounds(U[t][t], 0, static_cast<double>(std::max<int64_t>(save_cap, 0)));
   }
 
+  // The values of every variable for a plan's compute sequence (compute and loss ops; deletes are
+  // ignored: the model frees after last use by itself), or nothing when this model cannot express
+  // it: first computations out of the stages' order, recomputations within a stage out of order or
+  // repeated, a recomputation of a backward. Values that break a row (phantoms re-created while
+  // resident, memory over the cap as the model counts it) are left for the caller's check.
+  // `num_vars`: the model's, which the caller has moved out of this object by then.
+  std::optional<std::vector<std::pair<milp::Var, double>>> assignment_of(const std::vector<Op>& ops,
+                                                                       size_t num_vars) const {
+    const int T = tr.T;
+    std::vector<double> x(num_vars, 0.0);
+    std::vector<std::vector<char>> ran(T, std::vector<char>(T, 0));  // ran[t][k]
+    int t = 0;
+    // Per forward with phantoms, in op order: (stage, kept) for a run keeping them, (stage, freed) for
+    // a delete of them.
+    std::vector<std::vector<std::pair<int, bool>>> ph_events(T);
+    // The stage's recomputations so far, by stage index: the model runs them in that order (a
+    // topological one), once each, keeping phantoms if any run did; the caller's check then decides
+    // whether the memory still fits.
+    std::map<int, bool> pending;
+    auto set_run = [&](int st, int k, bool keep) {
+      milp::Var v = keep ? RK[st][k] : RF[st][k];
+      if (v == kAbsent) return false;
+      x[v] = 1;
+      ran[st][k] = 1;
+      return true;
+    };
+    for (const Op& op : ops) {
+      if (op.kind == Op::Kind::Delete) {
+        if (op.node >= 0 && static_cast<size_t>(op.node) < tr.phantom_stage.size() && tr.phantom_stage[op.node] >= 0)
+          ph_events[tr.phantom_stage[op.node]].push_back({t, false});
+        continue;
+      }
+      if (t >= T) return std::nullopt;
+      int k = -1;
+      if (op.kind == Op::Kind::Loss) {
+        for (int j = 0; j < T && k < 0; ++j)
+          if (tr.kind[j] == ComputeKind::Loss) k = j;
+      } else if (op.node >= 0 && static_cast<size_t>(op.node) < tr.pos.size()) {
+        k = tr.pos[op.node];
+      }
+      if (k < 0 || k > t) return std::nullopt;
+      const bool keep = op.kind == Op::Kind::Compute && op.keep_phantoms && tr.phantoms[k] > 0;
+      if (keep) ph_events[k].push_back({t, true});
+      if (k < t) {
+        if (tr.kind[k] != ComputeKind::Forward) return std::nullopt;  // only forwards are recomputed
+        pending[k] = pending[k] || keep;
+        continue;
+      }
+      for (const auto& [j, keeps] : pending)
+        if (!set_run(t, j, keeps)) return std::nullopt;
+      pending.clear();
+      if (!set_run(t, t, keep)) return std::nullopt;
+      ++t;
+    }
+    if (t != T) return std::nullopt;
+    // S: a value is resident on entry to stage t when stage t or a later one reads it before its
+    // producer runs again (within a stage the producer, an earlier stage, runs before its users).
+    for (int st = T - 1; st >= 0; --st)
+      for (const auto& [d, var] : S[st]) {
+        bool need = false;
+        for (int u = st; u < T && !need; ++u) {
+          if (ran[u][tr.producer[d]]) break;
+          for (int j : tr.users[d]) need = need || (j <= u && ran[u][j]);
+        }
+        x[var] = need ? 1 : 0;
+      }
+    // PH: resident on entry to a stage when the last event before it kept them.
+    for (int st = 0; st < T; ++st)
+      for (int k = 0; k < st; ++k) {
+        if (PH[st][k] == kAbsent) continue;
+        bool kept = false;
+        for (const auto& [stage, keeps] : ph_events[k])
+          if (stage < st) kept = keeps;
+        x[PH[st][k]] = kept ? 1 : 0;
+      }
+    auto val = [&](milp::Var v) { return v == kAbsent ? 0.0 : x[v]; };
+    auto run_of = [&](int st, int k) { return val(RK[st][k]) + val(RF[st][k]); };
+    // FREE: forced by its rows (k ran, the value is not carried, no later user runs in the stage).
+    for (int st = 0; st < T; ++st)
+      for (int k = 0; k < st; ++k)
+        for (const Free& fr : frees[st][k]) {
+          bool f = run_of(st, k) > 0.5 && val(s(st + 1, fr.data)) < 0.5;
+          for (int j : tr.users[fr.data])
+            if (j > k && j <= st && run_of(st, j) > 0.5) f = false;
+          x[fr.var] = f ? 1 : 0;
+        }
+    // U: the memory chain of each stage.
+    for (int st = 0; st < T; ++st) {
+      double u = 0;
+      int prev = -1;
+      for (int k = 0; k <= st; ++k) {
+        if (U[st][k] == kAbsent) continue;
+        if (prev < 0) {
+          u = static_cast<double>(tr.grads_at_start[st]);
+          for (const auto& [d, var] : S[st]) u += x[var] * static_cast<double>(tr.mem[d]);
+          for (int f = 0; f < st; ++f) u += val(ph(st, f)) * static_cast<double>(tr.phantoms[f]);
+        } else {
+          for (const Free& fr : frees[st][prev]) u -= x[fr.var] * static_cast<double>(tr.mem[fr.data]);
+        }
+        int64_t out_bytes = 0;
+        for (NodeId d : tr.data_out[k]) out_bytes += tr.mem[d];
+        u += run_of(st, k) * static_cast<double>(out_bytes) + val(RK[st][k]) * static_cast<double>(tr.phantoms[k]);
+        if (k == st) u += static_cast<double>(tr.grads_new[st]);
+        x[U[st][k]] = u;
+        prev = k;
+      }
+    }
+    std::vector<std::pair<milp::Var, double>> values;
+    for (size_t v = 0; v < x.size(); ++v) values.push_back({static_cast<milp::Var>(v), x[v]});
+    return values;
+  }
+
   // The autograd schedule as a start: every forward once, keeping its phantoms; data kept while a
   // later stage reads it. Nothing when it does not fit.
   std::optional<std::vector<std::pair<milp::Var, double>>> keep_all_start() const {
@@ -370,12 +490,28 @@ struct TrainingModel {
 
 }  // namespace
 
-StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget) {
-  auto tr = std::make_shared<Training>(g);
+StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget,
+                                 const std::vector<Op>* start) {
+  // With a start plan, the stages follow its first computations, so that the model can express it.
+  std::vector<NodeId> order;
+  if (start) {
+    std::vector<char> seen(g.compute.size(), 0);
+    for (const Op& op : *start) {
+      NodeId c = op.kind == Op::Kind::Loss ? g.loss : op.kind == Op::Kind::Compute ? op.node : kNone;
+      if (c >= 0 && static_cast<size_t>(c) < g.compute.size() && !seen[c]) {
+        seen[c] = 1;
+        order.push_back(c);
+      }
+    }
+    for (NodeId c : g.order)
+      if (!seen[c]) order.push_back(c);
+  }
+  auto tr = std::make_shared<Training>(g, start ? order : g.order);
   auto m = std::make_shared<TrainingModel>(*tr, (budget - tr->sources) / tr->unit, g.data.size());
   if (save_budget) m->limit_at_loss((*save_budget - tr->sources) / tr->unit);
   StageModel out;
   out.start = m->keep_all_start();
+  out.assignment_of = [m, n = m->model.num_vars()](const std::vector<Op>& ops) { return m->assignment_of(ops, n); };
   out.summary = fmt::format("training graph, {} stages, memory unit {} bytes", tr->T, tr->unit);
   out.decode = [tr, m](const std::vector<double>& x) {
     std::vector<Op> ops;

@@ -36,8 +36,8 @@ struct StageModel {
   // A heuristic compute sequence that the model cannot represent (empty if none): the driver
   // simulates it and returns it if nothing better is found.
   std::vector<Op> heuristic_plan;
-  // The assignment of a plan's compute sequence, where the model can represent it (generic DAGs):
-  // turns another solver's plan into a MIP start.
+  // The assignment of a plan's compute sequence, where the model can represent it: turns another
+  // solver's plan into a MIP start.
   std::function<std::optional<Assignment>(const std::vector<Op>&)> assignment_of;
   std::function<std::vector<Op>(const std::vector<double>& solution)> decode;
   std::string summary;  // sizes, for --verbose
@@ -51,10 +51,13 @@ struct StageModel {
   std::vector<std::pair<std::string, std::string>> cbc_parameters;
 };
 
-// Generic DAGs in the fixed order (checkmate_dag.cpp).
-StageModel build_dag_model(const Graph& g, int64_t budget);
+// Generic DAGs in the fixed order (checkmate_dag.cpp). `heuristic_seconds`: at most this long for
+// the greedy fallback plan.
+StageModel build_dag_model(const Graph& g, int64_t budget, double heuristic_seconds = 1e9);
 // Training graphs (checkmate_training.cpp).
-// `save_budget`: the most bytes resident right after the loss, if any.
-StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget);
+// `save_budget`: the most bytes resident right after the loss, if any. `start`: a plan whose first
+// computations give the stages' order (so that assignment_of can express it); g.order without one.
+StageModel build_training_model(const Graph& g, int64_t budget, std::optional<int64_t> save_budget,
+                                const std::vector<Op>* start = nullptr);
 
 }  // namespace hiremate::checkmate

@@ -94,8 +94,15 @@ Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
     }
     for (int64_t peak : peaks) {
       for (int64_t save : linspace(save_lo, std::min(peak, save_hi), opt.save_points, true)) {
+        const double left = opt.deadline == std::chrono::steady_clock::time_point::max()
+                                ? opt.time_limit
+                                : std::chrono::duration<double>(opt.deadline - std::chrono::steady_clock::now()).count();
+        if (left < 0.05) {
+          menu.notes.push_back("no time left before the menu's deadline");
+          break;
+        }
         SolveOptions so;
-        so.time_limit = opt.time_limit;
+        so.time_limit = std::min(opt.time_limit, left);
         so.threads = opt.threads;
         so.save_budget = save;
         ++menu.solves;

@@ -15,6 +15,7 @@
 // (mem + fwd_overhead, mem + bwd_overhead) and needs no interface the first does not (a subset of
 // its dep_interfaces_data), and differs in one of these. Dominated solver options are dropped.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct MenuOptions {
   int peak_points = 4;     // budgets on the peak axis (§4.2)
   int save_points = 3;     // budgets on the save axis, solved from the largest save budget down
   double time_limit = 10;  // seconds per bottom solve
+  // No solve starts past it, and none is given more time than is left before it.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int threads = 1;
   bool verbose = false;    // progress on stderr
 };

@@ -104,6 +104,7 @@ Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   mo.verbose = opt.verbose;
   // Half the time limit for the menus, one 1/20 of it (at most 10 s) per bottom solve.
   mo.time_limit = std::clamp(opt.time_limit / 20, 0.2, 10.0);
+  mo.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_limit / 2));
   int solves = 0, skipped = 0;
   size_t failed = 0;
   Chain chain = make_chain(g, [&](const hilp::ClusterGraph& cg) {
@@ -117,7 +118,7 @@ Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     return menu.options;
   });
   SolveOptions dp = opt;
-  dp.time_limit = std::max(1.0, opt.time_limit - seconds_since(start));
+  dp.time_limit = std::max(0.05, opt.time_limit - seconds_since(start));
   Plan plan = solve_chain(g, chain, budget, dp, cfg_);
   std::string menus = fmt::format("menus: {} checkmate solves ({} without a plan) in {:.2f} s", solves, failed,
                                   seconds_since(start));
