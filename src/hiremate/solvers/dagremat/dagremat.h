@@ -6,7 +6,8 @@
 //    plus one run of every node is a lower bound on any plan's time.
 // 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. Two
 //    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
-//    repaired greedily to the budget and polished; the better one is improved (search.h) by ruin
+//    repaired greedily to the budget and polished (when every repair gets stuck, annealing from the
+//    stuck state looks for a first plan); the better one is improved (search.h) by ruin
 //    and recreate on even threads and annealing on odd ones, each with its own seed, until the
 //    deadline, the bound, or a run of rounds without progress (docs/dagremat.md).
 // 3. The plan's compute sequence, frees after last use, is simulated and checked against the

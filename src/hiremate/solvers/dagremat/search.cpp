@@ -230,7 +230,8 @@ SearchStats anneal(KeepState& s, Clock::time_point deadline, SplitMix64& rng, st
   long infeasible_run = 0, since_best = 0;
   // Stops when no fitting plan cheaper than the best came in this many moves.
   const long patience = 50 * static_cast<long>(movable.size()) + 20000;
-  while (best_cost > target + 1e-9 && since_best < patience) {
+  // Without a fitting plan yet, only the deadline stops it.
+  while (best_cost > target + 1e-9 && (since_best < patience || !std::isfinite(best_cost))) {
     if ((stats.rounds & 63) == 0 && Clock::now() >= deadline) break;
     ++since_best;
     ++stats.rounds;
