@@ -216,7 +216,8 @@ TEST(DagRemat, PlansFitOnGeneratedDagsOf100To5000Nodes) {
     for (double f : nodes >= 5000 ? std::vector<double>{0.9} : std::vector<double>{0.9, 0.7}) {
       int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
       SolveOptions o;
-      o.time_limit = nodes >= 5000 ? 8 : nodes >= 1000 ? 4 : 2;
+      // (1,000 nodes at 70 %: 4 s was enough on an idle machine, not with two fuzzers beside it.)
+      o.time_limit = nodes >= 5000 ? 8 : nodes >= 1000 ? 6 : 2;
       Plan p = solve_checked(solver, g, budget, o);  // simulates and checks the budget
       ASSERT_TRUE(p.has_schedule) << nodes << " nodes at " << f << ": " << p.note;
       EXPECT_TRUE(p.sim.valid);
