@@ -18,6 +18,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/hilp/cluster_graph.h"
 #include "hiremate/solvers/hilp/hgraph.h"
 #include "hiremate/solvers/hilp/hilp_model.h"
@@ -33,6 +34,7 @@ namespace {
 constexpr size_t kRotorAtTopMaxBlocks = 300;
 constexpr double kLimitMargin = 0.93;
 constexpr double kHilpVariablesPerSecond = 1e6;
+constexpr double kFlatTimeMinLimit = 20;  // seconds
 
 using Clock = std::chrono::steady_clock;
 using hilp::FastForward;
@@ -92,6 +94,14 @@ struct Planner {
     rep.partition_seconds = since(t0);
     rep.clusters = tree.clusters.size();
   }
+
+  // The flat MILP runs at the top (small graphs), and with half of the top's time when the limit is
+  // long enough for it to improve the hierarchy's plan (at 10 s on a 91-node transformer it had not:
+  // 5.34 % against 3.04 % with the levels' usual share).
+  bool flat_applies() const {
+    return popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
+  }
+  bool flat_gets_time() const { return flat_applies() && opt.time_limit >= kFlatTimeMinLimit; }
 
   // What is left of the limit, less a margin for the last checks and the caller's own work (the
   // CLI's wall time, graph loading included, measured 10-12 % over a 10 s limit without it).
@@ -156,11 +166,18 @@ struct Planner {
                        ClusterReport& cr) {
     // A model that would take longer to build than the solve may last is not built (measured: 0.9
     // million variables at the top of a 4,991-node transformer took 1.1 s, with 0.1 s left).
-    if (const double estimate = estimated_build_seconds(hg); estimate > limit) {
+    // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
+    const double estimate = estimated_build_seconds(hg);
+    const double variables = estimate * kHilpVariablesPerSecond;
+    if (estimate > limit || variables > static_cast<double>(checkmate::kMaxVariables)) {
       hilp::HilpResult skipped;
       skipped.status = PlanStatus::TimedOut;
-      skipped.note = fmt::format("not built: its model (about {:.0f} thousand variables) would take about {:.1f} s to "
-                                 "build, with {:.1f} s left", estimate * kHilpVariablesPerSecond / 1e3, estimate, limit);
+      skipped.note = variables > static_cast<double>(checkmate::kMaxVariables)
+                         ? fmt::format("not built: its model would have about {:.0f} thousand variables, over the cap "
+                                       "of {}", variables / 1e3, checkmate::kMaxVariables)
+                         : fmt::format("not built: its model (about {:.0f} thousand variables) would take about {:.1f} s "
+                                       "to build, with {:.1f} s left", variables / 1e3, estimate, limit);
+      if (opt.verbose) std::cerr << fmt::format("planner: H-ILP of {} HCNs {}\n", hg.nodes.size(), skipped.note);
       std::lock_guard<std::mutex> lock(mu);
       ++rep.hilp_solves;
       ++cr.solves;
@@ -286,7 +303,8 @@ struct Planner {
       SimResult r = simulate(g, s);
       if (opt.verbose)
         std::cerr << fmt::format("planner: top: {} offers {} ({:.2f} s into the run)\n", who,
-                                 r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan", since(start));
+                                 r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan",
+                                 since(start));
       bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
       if (!fits) {
         notes.push_back(who + (r.valid ? ": over budget" : ": rejected by the simulator (" + r.reason + ")"));
@@ -318,8 +336,8 @@ struct Planner {
         // (Rotor above alone knows the baselines; rockmate builds such menus again).
         SolveOptions o = opt;
         o.time_limit = std::max(0.05, top_left() / 4);
-        Plan mp = rotor::solve_chain(g, rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); }),
-                                     budget, o);
+        auto menus_chain = rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); });
+        Plan mp = rotor::solve_chain(g, menus_chain, budget, o);
         if (mp.has_schedule) offer(std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
       } else if (blocks) {
         notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
@@ -329,11 +347,15 @@ struct Planner {
     if (twremat_plan && twremat_plan->has_schedule) offer(std::move(twremat_plan->schedule), "twremat", std::nullopt);
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
-    const bool flat = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
-    // With the flat MILP (small graphs), the H-ILP solves share half the top's time: the MILP, started
-    // from their best plan, gets the other half (measured on a 91-node transformer at 60 %: hiremate
-    // 3.04 % with a quarter of the top for the MILP and no start, the MILP alone 1.14 % in 18.5 s).
-    const double hilp_time = flat ? 0.5 * top_left() : top_left();
+    const bool flat = flat_applies();
+    // With the flat MILP, the H-ILP solves share half the top's time where the limit is long enough
+    // for the MILP, started from their best plan, to improve it in the other half (measured on a
+    // 91-node transformer at 60 %, 30 s: 3.04 % with an equal share for the MILP and no start, 1.14 %
+    // so); under a short limit every top solve gets an equal share.
+    const double hilp_time = !flat ? top_left()
+                             : flat_gets_time() ? 0.5 * top_left()
+                                                : top_left() * static_cast<double>(root_parts.size()) /
+                                                      static_cast<double>(root_parts.size() + 1);
     const auto hilp_start = Clock::now();
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
@@ -381,6 +403,17 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     throw BadInput(fmt::format("the hierarchical planner needs a training graph (forward, loss, backward); '{}' is a "
                                "generic DAG: use --solver hiremate (which plans it with dagremat), dagremat, checkmate or twremat",
                                g.name));
+  // Below what some node alone needs, nothing fits: said at once, not after the levels' time (under
+  // the sanitizers the levels used the whole of a 5 s limit on a 1-byte budget, and the top had no
+  // time left to prove it).
+  if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
+    Plan out;
+    out.status = PlanStatus::Infeasible;
+    out.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs "
+                           "(its inputs, outputs and overhead, plus the sources); the budget must be at least that",
+                           budget, floor_budget);
+    return out;
+  }
   Planner p(g, opt, popt);
   // The levels below the top share two thirds of the time (a third, see below), each representative an equal part of
   // what is left when its turn comes (what a quick one leaves flows to the next).
@@ -393,10 +426,9 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     o.time_limit = std::max(0.05, 0.4 * opt.time_limit);
     p.twremat_plan = TwRematSolver().solve(g, budget, o);
   }
-  // Where the flat MILP runs at the top (small graphs), the levels get a third, so that the MILP,
-  // started from the hierarchy's plan, has half of the rest to improve it.
-  const bool flat_at_top = popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
-  const double levels_share = flat_at_top ? 1.0 / 3 : 2.0 / 3;
+  // Where the flat MILP gets its time at the top, the levels get a third, so that the MILP, started
+  // from the hierarchy's plan, has half of the rest to improve it.
+  const double levels_share = p.flat_gets_time() ? 1.0 / 3 : 2.0 / 3;
   const auto levels_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                   std::chrono::duration<double>(std::max(0.0, p.left()) * levels_share));
   // Heights: a representative can be solved once the representatives its parts use are; those of

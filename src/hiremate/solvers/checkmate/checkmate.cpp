@@ -60,7 +60,8 @@ static std::optional<std::pair<Schedule, double>> twremat_schedule(const Graph& 
   return std::make_pair(std::move(p.schedule), r.time);
 }
 
-Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start_plan) const {
+Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOptions& opt,
+                                 const Schedule* start_plan) const {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   Plan plan;
@@ -73,8 +74,9 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
     return plan;
   }
   // Building the model is not cut by the time limit (1.5 million variables took 0.9 s, 3.8 million
-  // 2.5 s on this 2-core machine, 4.1 million of a generic DAG 5.5 s): when the estimate says it would eat the limit, the heuristics
-  // answer instead (a rockmate menu's 0.2 s solves on a 1,800-node block took 2.8 s each).
+  // 2.5 s on this 2-core machine, 4.1 million of a generic DAG 5.5 s): when the estimate says it
+  // would eat the limit, the heuristics answer instead (a rockmate menu's 0.2 s solves on a
+  // 1,800-node block took 2.8 s each).
   const double build_estimate = static_cast<double>(checkmate::estimated_variables(g)) /
                                 (g.is_training() ? kTrainingVariablesPerSecond : kDagVariablesPerSecond);
   if (build_estimate > 0.5 * opt.time_limit) {
@@ -134,7 +136,8 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   if (m.start) m.model.set_start(*m.start);
   if (opt.verbose)
     std::cerr << fmt::format("checkmate: {}; {} variables (estimated {}), {} rows, {} nonzeros, built in {:.2f} s, {}\n",
-                             m.summary, m.model.num_vars(), checkmate::estimated_variables(g), m.model.num_rows(), m.model.num_nonzeros(), built,
+                             m.summary, m.model.num_vars(), checkmate::estimated_variables(g), m.model.num_rows(),
+                             m.model.num_nonzeros(), built,
                              m.start ? "keep-all as MIP start" : m.fallback ? "a heuristic plan as fallback"
                                                                             : "no heuristic plan fits");
   auto infeasible = [&] {
