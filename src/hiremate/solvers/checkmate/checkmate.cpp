@@ -46,6 +46,12 @@ int64_t checkmate_min_budget(const Graph& g) {
   return g.source_bytes() + need;
 }
 
+std::string below_min_budget_note(int64_t budget, int64_t floor_budget) {
+  return fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
+                     "outputs and overhead, plus the sources); the budget must be at least that",
+                     budget, floor_budget);
+}
+
 // TW-Remat's plan when it fits (it takes a fraction of a second on the public graphs): the last
 // resort of an anytime solve where CBC and the fallback found nothing, or something slower.
 // Returns the schedule with its simulated time.
@@ -68,9 +74,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
     plan.status = PlanStatus::Infeasible;
-    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
-                            "outputs and overhead, plus the sources); the budget must be at least that",
-                            budget, floor_budget);
+    plan.note = below_min_budget_note(budget, floor_budget);
     return plan;
   }
   // Building the model is not cut by the time limit (1.5 million variables took 0.9 s, 3.8 million

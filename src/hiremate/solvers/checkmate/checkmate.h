@@ -51,5 +51,8 @@ class CheckmateSolver : public Solver {
 // The smallest budget any schedule in the fixed-order model can have: the largest, over nodes, of
 // what must be resident while it runs (its inputs, its outputs, its overhead, the sources).
 int64_t checkmate_min_budget(const Graph& g);
+// Why `budget`, below that minimum (`floor_budget`), has no plan: the note of every solver that
+// refuses such a budget at once.
+std::string below_min_budget_note(int64_t budget, int64_t floor_budget);
 
 }  // namespace hiremate

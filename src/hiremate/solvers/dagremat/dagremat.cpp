@@ -35,9 +35,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
     plan.status = PlanStatus::Infeasible;
-    plan.note = fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
-                            "output and overhead, plus the sources); the budget must be at least that",
-                            budget, floor_budget);
+    plan.note = below_min_budget_note(budget, floor_budget);
     return plan;
   }
   dagremat::StageDag dag(g);
