@@ -116,22 +116,32 @@ TEST(Planner, RefusesAGenericDagWithAHint) {
   }
 }
 
-// The `hiremate` preset on the same encoder-decoder at 70 %, where the H-ILP alone is 1.93 points
-// behind: on a graph this small its top also runs the flat MILP, started from the hierarchy's best
-// plan, which closes the gap to the flat optimum.
+// The `hiremate` preset on the same encoder-decoder, where the H-ILP alone is 1.93 points behind at
+// 70 %: on a graph this small its top also runs the flat MILP, started from the hierarchy's best plan,
+// which closes the gap to the flat optimum at 90 and 70 %. At 50 % CBC proves no optimum (in 400 s:
+// bound 5.30 %), so the plan is only checked and its distance to the bound printed (measured: 10.98 %
+// with 40 s, 7.78 % with 120 s; the flat MILP alone finds about 8.9 % in 30 s).
 TEST(Planner, CloseToTheFlatOptimumWithHiremateOnASmallEncoderDecoder) {
   Graph g = generate::encoder_decoder(hiremate::testing::small_transformer(1));
   const Baseline b = baseline(g);
-  const int64_t budget = hiremate::testing::activation_budget(g, 0.7);
-  SolveOptions so;
-  so.time_limit = 40;
-  Plan h = solve_checked(*make_solver("hiremate"), g, budget, so);
-  ASSERT_TRUE(h.has_schedule) << h.note;
-  so.time_limit = 20;
-  Plan flat = solve_checked(CheckmateSolver(), g, budget, so);
-  ASSERT_EQ(flat.status, PlanStatus::Optimal) << "the flat optimum is the yardstick: " << flat.note;
-  const double gap = overhead_points(h, b.time) - overhead_points(flat, b.time);
-  std::printf("  hiremate %.3f %%, flat optimum %.3f %%, gap %+.3f points (%s)\n", overhead_points(h, b.time),
-              overhead_points(flat, b.time), gap, h.note.c_str());
-  EXPECT_LE(gap, 1.0);
+  for (double f : {0.9, 0.7, 0.5}) {
+    SCOPED_TRACE("at " + std::to_string(f));
+    const int64_t budget = hiremate::testing::activation_budget(g, f);
+    SolveOptions so;
+    so.time_limit = 40;
+    Plan h = solve_checked(*make_solver("hiremate"), g, budget, so);
+    ASSERT_TRUE(h.has_schedule) << h.note;
+    EXPECT_LE(h.sim.peak, budget);
+    so.time_limit = 20;
+    Plan flat = solve_checked(CheckmateSolver(), g, budget, so);
+    const bool proven = flat.status == PlanStatus::Optimal;
+    ASSERT_TRUE(proven || f < 0.6) << "the flat optimum is the yardstick: " << flat.note;
+    ASSERT_TRUE(flat.bound.has_value()) << flat.note;
+    const double best = proven ? flat.sim.time : *flat.bound;
+    const double gap = overhead_points(h, b.time) - 100.0 * (best - b.time) / b.time;
+    std::printf("  %3.0f %%: hiremate %.3f %%, flat %s %.3f %%, gap %+.3f points (%s)\n", 100 * f,
+                overhead_points(h, b.time), proven ? "optimum" : "bound", 100.0 * (best - b.time) / b.time, gap,
+                h.note.c_str());
+    if (proven) EXPECT_LE(gap, 1.0);
+  }
 }
