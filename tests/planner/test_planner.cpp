@@ -142,6 +142,8 @@ TEST(Planner, CloseToTheFlatOptimumWithHiremateOnASmallEncoderDecoder) {
     std::printf("  %3.0f %%: hiremate %.3f %%, flat %s %.3f %%, gap %+.3f points (%s)\n", 100 * f,
                 overhead_points(h, b.time), proven ? "optimum" : "bound", 100.0 * (best - b.time) / b.time, gap,
                 h.note.c_str());
-    if (proven) EXPECT_LE(gap, 1.0);
+    if (proven) {
+      EXPECT_LE(gap, 1.0);
+    }
   }
 }

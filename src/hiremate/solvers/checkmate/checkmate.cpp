@@ -33,6 +33,11 @@ constexpr double kDagRematShare = 0.2;
 
 std::optional<std::string> CheckmateSolver::unsupported(const Graph& g) const { return checkmate::too_big(g); }
 
+double checkmate_build_seconds(const Graph& g) {
+  return static_cast<double>(checkmate::estimated_variables(g)) /
+         (g.is_training() ? kTrainingVariablesPerSecond : kDagVariablesPerSecond);
+}
+
 int64_t checkmate_min_budget(const Graph& g) {
   int64_t need = 0;
   for (const auto& c : g.compute) {
@@ -81,8 +86,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   // 2.5 s on this 2-core machine, 4.1 million of a generic DAG 5.5 s): when the estimate says it
   // would eat the limit, the heuristics answer instead (a rockmate menu's 0.2 s solves on a
   // 1,800-node block took 2.8 s each).
-  const double build_estimate = static_cast<double>(checkmate::estimated_variables(g)) /
-                                (g.is_training() ? kTrainingVariablesPerSecond : kDagVariablesPerSecond);
+  const double build_estimate = checkmate_build_seconds(g);
   if (build_estimate > 0.5 * opt.time_limit) {
     plan.status = PlanStatus::TimedOut;
     plan.note = fmt::format("the MILP (about {} variables) would take about {:.1f} s to build, more than half the {} s "
@@ -165,9 +169,9 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   std::optional<double> relaxation_bound;
   std::optional<std::pair<Schedule, double>> other_plan;  // the relaxation's or the heuristic's
   if (!m.heuristic_plan.empty()) other_plan = checked(m.heuristic_plan);
-  // A generic DAG where keep-all does not fit: dagremat's plan first, as the incumbent CBC starts
-  // from (without one, CBC found no plan in 120 s on rl2-n250 at 80 %).
-  if (!g.is_training() && !m.start) {
+  // A generic DAG where keep-all does not fit and the caller gives no plan: dagremat's plan first, as
+  // the incumbent CBC starts from (without one, CBC found no plan in 120 s on rl2-n250 at 80 %).
+  if (!g.is_training() && !m.start && !start_plan) {
     auto t0 = std::chrono::steady_clock::now();
     SolveOptions o = opt;
     o.time_limit = std::max(0.1, kDagRematShare * mo.time_limit);

@@ -54,5 +54,9 @@ int64_t checkmate_min_budget(const Graph& g);
 // Why `budget`, below that minimum (`floor_budget`), has no plan: the note of every solver that
 // refuses such a budget at once.
 std::string below_min_budget_note(int64_t budget, int64_t floor_budget);
+// About how many seconds building checkmate's model of `g` takes on this project's 2-core machine
+// (from checkmate::estimated_variables, an upper bound): checkmate does not build a model whose
+// estimate exceeds half its limit.
+double checkmate_build_seconds(const Graph& g);
 
 }  // namespace hiremate

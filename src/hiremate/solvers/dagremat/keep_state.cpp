@@ -9,12 +9,30 @@ namespace hiremate::dagremat {
 KeepState::KeepState(const StageDag& dag, int64_t cap)
     : dag_(dag), cap_(cap), dec_(dag.gaps.size()), resume_at_(dag.n), base_(dag.n, 0), cost_(dag.n, 0),
       peak_(dag.n, 0), stamp_(dag.n, 0), last_read_(dag.n, -1) {
+  // The resident bytes per stage as a difference array: a stage loop per gap took 8 s on a
+  // 100,000-node random DAG (285,000 gaps, long ones), past a 10 s limit.
+  std::vector<int64_t> diff(dag_.n + 1, 0);
+  auto add = [&](int from, int to, int64_t bytes) {  // stages from..to inclusive
+    if (from > to) return;
+    diff[from] += bytes;
+    diff[to + 1] -= bytes;
+  };
   for (size_t gi = 0; gi < dag_.gaps.size(); ++gi) {
     const Gap& g = dag_.gaps[gi];
-    dec_[gi] = g.tail ? Decision{g.lo, g.hi} : Decision{g.lo, g.lo};
-    for (int t = g.lo + 1; t <= std::min(g.hi, dag_.n - 1); ++t)
-      if (resident_with(static_cast<int>(gi), dec_[gi], t)) base_[t] += dag_.mem[g.value];
+    const Decision d = g.tail ? Decision{g.lo, g.hi} : Decision{g.lo, g.lo};
+    dec_[gi] = d;
+    // Resident at t in (lo, hi] iff t <= hold or t > resume (resident_with).
+    const int first = g.lo + 1, last = std::min(g.hi, dag_.n - 1);
+    const int64_t bytes = dag_.mem[g.value];
+    if (d.hold >= d.resume) {
+      add(first, last, bytes);
+    } else {
+      add(first, std::min(d.hold, last), bytes);
+      add(std::max(d.resume + 1, first), last, bytes);
+    }
   }
+  int64_t running = 0;
+  for (int t = 0; t < dag_.n; ++t) base_[t] = running += diff[t];
   for (int t = 0; t < dag_.n; ++t) store(t, evaluate(t));
   journal_.clear();
 }
