@@ -396,6 +396,20 @@ struct TrainingModel {
       ++t;
     }
     if (t != T) return std::nullopt;
+    // A run that keeps its phantoms only for them to be deleted within its stage is, to the model, a
+    // fast-forward (the model requires kept phantoms to reach the next stage; its memory is no more
+    // and the cost the same). Measured: a hilp plan on a 1-layer transformer at 50 %.
+    for (int k = 0; k < T; ++k)
+      for (int st = k; st < T && st < tr.backward_of[k]; ++st) {
+        if (RK[st][k] == kAbsent || x[RK[st][k]] < 0.5 || RF[st][k] == kAbsent) continue;
+        std::optional<bool> last;
+        for (const auto& [stage, keeps] : ph_events[k])
+          if (stage == st) last = keeps;
+        if (last && !*last) {
+          x[RK[st][k]] = 0;
+          x[RF[st][k]] = 1;
+        }
+      }
     // S: a value is resident on entry to stage t when stage t or a later one reads it before its
     // producer runs again (within a stage the producer, an earlier stage, runs before its users).
     for (int st = T - 1; st >= 0; --st)
