@@ -533,6 +533,10 @@ std::optional<std::string> HierarchicalSolver::unsupported(const Graph& g) const
 Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   // A generic DAG has no forward/backward structure to partition: the fixed-order solver plans it.
   if (!g.is_training() && popt_.dag_solver_for_generic_dags) {
+    auto by_dagremat = [](Plan p) {
+      p.note = "generic DAG, planned by dagremat" + std::string(p.note.empty() ? "" : ": ") + p.note;
+      return p;
+    };
     const double build = checkmate_build_seconds(g);
     if (opt.verbose)
       std::cerr << fmt::format("hiremate: generic DAG, its flat MILP would build in about {:.2f} s\n", build);
@@ -557,12 +561,9 @@ Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOption
           d.note += std::string("; checkmate after it failed: ") + e.what();
         }
       }
-      d.note = "generic DAG, planned by dagremat" + std::string(d.note.empty() ? "" : ": ") + d.note;
-      return d;
+      return by_dagremat(std::move(d));
     }
-    Plan p = DagRematSolver().solve(g, budget, opt);
-    p.note = "generic DAG, planned by dagremat" + std::string(p.note.empty() ? "" : ": ") + p.note;
-    return p;
+    return by_dagremat(DagRematSolver().solve(g, budget, opt));
   }
   return plan(g, budget, opt, popt_);
 }
