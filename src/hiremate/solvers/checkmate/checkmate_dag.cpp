@@ -307,7 +307,7 @@ struct DagModel {
     }
     int stage = 0;
     for (int p : positions) {
-      if (stage >= dag.n) return std::nullopt;
+      if (stage >= dag.n || p > stage) return std::nullopt;  // not in the fixed order (r[stage] has stage + 1 entries)
       r[stage][p] = 1;
       if (p == stage) ++stage;
     }
