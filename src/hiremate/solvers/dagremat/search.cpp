@@ -163,7 +163,13 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
   SearchStats stats;
   s.commit();
   long idle = 0;
-  while (Clock::now() < deadline && idle < patience && s.recompute_cost() > target + 1e-9) {
+  int level = 0;  // ruin size: up to 2 + 4 x level gaps kept besides the first
+  while (Clock::now() < deadline && s.recompute_cost() > target + 1e-9) {
+    if (idle >= (level < kRuinLevels ? kEscalateAfter : patience)) {
+      if (level >= kRuinLevels) break;
+      ++level;
+      idle = 0;
+    }
     std::vector<int> moved;
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
       if (!dag.gaps[gi].tail && !s.kept(static_cast<int>(gi))) moved.push_back(static_cast<int>(gi));
@@ -171,12 +177,12 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
     ++stats.rounds;
     ++idle;
     const double cost0 = s.recompute_cost();
-    // Ruin: keep a dropped gap and up to two others that overlap it in time.
+    // Ruin: keep a dropped gap and others that overlap it in time (up to 2, more at higher levels).
     int first = moved[rng.between(0, static_cast<int64_t>(moved.size()) - 1)];
     const Gap& g0 = dag.gaps[first];
     s.set(first, g0.lo, g0.lo);
-    int extra = static_cast<int>(rng.between(0, 2));
-    for (int tries = 0; extra > 0 && tries < 20; ++tries) {
+    int extra = static_cast<int>(rng.between(0, 2 + 4 * level));
+    for (int tries = 0; extra > 0 && tries < 20 + 20 * level; ++tries) {
       int gi = moved[rng.between(0, static_cast<int64_t>(moved.size()) - 1)];
       const Gap& g = dag.gaps[gi];
       if (s.kept(gi) || g.hi <= g0.lo || g.lo >= g0.hi) continue;
@@ -189,6 +195,12 @@ SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, l
       if (s.excess() == 0 && s.recompute_cost() < cost0 - 1e-9) {
         ++stats.accepted;
         idle = 0;
+        s.commit();
+        continue;
+      }
+      // An equal cost is accepted too (not counted as progress): a walk along the plateau, from
+      // which the larger ruins find what the smaller ones did not.
+      if (s.excess() == 0 && s.recompute_cost() <= cost0 + 1e-9) {
         s.commit();
         continue;
       }
