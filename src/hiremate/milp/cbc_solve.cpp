@@ -118,8 +118,22 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
   Result r;
   r.status = classify(m);
   r.nodes = Cbc_getNodeCount(m);
+  // A start that satisfies every row refutes "infeasible": CBC was seen to flag a model proven
+  // infeasible, without its time-limit flag, when a 1 s limit cut a loaded run short (ctest -j2: a
+  // training graph started from TW-Remat's plan, whose assignment holds every row). Then the start is
+  // the result, as a time-limited search's, with no bound.
+  std::vector<double> start_x;
+  if (r.status == Status::Infeasible && !model.start().empty()) {
+    start_x.assign(model.num_vars(), 0.0);
+    for (const auto& [v, value] : model.start()) start_x[static_cast<size_t>(v)] = value;
+    if (model.max_violation(start_x) <= 1e-6) {
+      r.status = Status::Feasible;
+    } else {
+      start_x.clear();
+    }
+  }
   if (has_solution(r.status)) {
-    const double* x = Cbc_bestSolution(m);
+    const double* x = start_x.empty() ? Cbc_bestSolution(m) : start_x.data();
     r.solution.assign(x, x + model.num_vars());
     r.objective = 0;
     for (size_t j = 0; j < r.solution.size(); ++j) {
@@ -127,7 +141,8 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
       r.objective += model.objective()[j] * r.solution[j];
     }
     // The bound can sit a rounding error past the objective; keep the documented order.
-    r.bound = sense * std::min(sense * Cbc_getBestPossibleObjValue(m) * unscale, sense * r.objective);
+    r.bound = start_x.empty() ? sense * std::min(sense * Cbc_getBestPossibleObjValue(m) * unscale, sense * r.objective)
+                              : -sense * kInf;
     r.gap = sense * (r.objective - r.bound) / std::max(std::abs(r.objective), 1e-9);
   } else if (r.status == Status::TimeLimitNoSolution) {
     r.objective = sense * kInf;
