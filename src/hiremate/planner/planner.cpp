@@ -382,26 +382,24 @@ struct Planner {
       if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
       else notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
     }
+    // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.
+    auto offer_flat = [&](const std::string& who, auto solve) {
+      try {
+        Plan cm = solve();
+        if (cm.has_schedule) offer(std::move(cm.schedule), who, std::nullopt);
+      } catch (const SolverFailure& e) {
+        notes.push_back(who + ": " + e.what());
+      }
+    };
     if (flat && top_left() > 0.5) {
       SolveOptions o = opt;
       o.threads = threads;
       o.time_limit = top_left();
-      // One solver's failure (CBC ending in an error state) must not discard the plans in hand.
-      try {
-        Plan cm = CheckmateSolver().solve_from(g, budget, o, best.has_schedule ? &best.schedule : nullptr);
-        if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat)", std::nullopt);
-      } catch (const SolverFailure& e) {
-        notes.push_back(std::string("checkmate (flat): ") + e.what());
-      }
+      offer_flat("checkmate (flat)", [&] {
+        return CheckmateSolver().solve_from(g, budget, o, best.has_schedule ? &best.schedule : nullptr);
+      });
     }
-    if (flat_alone.valid()) {
-      try {
-        Plan cm = flat_alone.get();
-        if (cm.has_schedule) offer(std::move(cm.schedule), "checkmate (flat, from scratch)", std::nullopt);
-      } catch (const SolverFailure& e) {
-        notes.push_back(std::string("checkmate (flat, from scratch): ") + e.what());
-      }
-    }
+    if (flat_alone.valid()) offer_flat("checkmate (flat, from scratch)", [&] { return flat_alone.get(); });
     if (!best.has_schedule) {
       // Not proven infeasible when a solve was cut by the time limit: say so, not "infeasible".
       if (rep.top.timed_out > 0 || left() <= 0.5) best.status = PlanStatus::TimedOut;
