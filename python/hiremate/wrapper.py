@@ -10,6 +10,7 @@ torch.no_grad() it runs the original module."""
 import torch
 from torch.autograd.function import once_differentiable
 
+from . import errors
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
 from .tracing import as_inputs, capture, check_model, layout, preserved
@@ -53,22 +54,60 @@ def batch_norms(model):
     return out
 
 
+def planned_once(plan, process_group):
+    """`plan()` (which returns the plan file's text) on one rank; the others get that text.
+
+    Under torch.distributed every rank must run the same schedule: DistributedDataParallel all-reduces
+    gradients in buckets as they become ready, and plans made from each rank's own (noisy) profile
+    can differ. So the group's first rank profiles and plans and broadcasts the plan file; the others
+    load it (no profiling, no solver). Returns None on the planning rank (or without
+    torch.distributed), the received text elsewhere. A failure on the planning rank is raised on
+    every rank, so that none waits for a plan that will not come."""
+    dist = torch.distributed
+    if not (dist.is_available() and dist.is_initialized()):
+        plan()
+        return None
+    group = process_group if process_group is not None else dist.group.WORLD
+    if dist.get_world_size(group) == 1:
+        plan()
+        return None
+    src = dist.distributed_c10d._get_global_rank(group, 0) if process_group is not None else 0
+    if dist.get_rank() == src:
+        try:
+            message = [("ok", plan())]
+        except Exception as e:  # noqa: BLE001 (any failure: the other ranks must not wait for a plan)
+            dist.broadcast_object_list([(type(e).__name__, str(e))], src=src, group=group)
+            raise
+        dist.broadcast_object_list(message, src=src, group=group)
+        return None
+    message = [None]
+    dist.broadcast_object_list(message, src=src, group=group)
+    kind, text = message[0]
+    if kind != "ok":
+        raise getattr(errors, kind, HiremateError)(f"on rank {src}, which plans for the group: {text}")
+    return text
+
+
 class _PlanStep(torch.autograd.Function):
     """Ops before the loss marker in forward, the rest in backward. `dummy` requires grad so that
-    backward always runs; the inputs get no gradient (they do not require it)."""
+    backward always runs; the inputs get no gradient (they do not require it). The parameters are
+    inputs too, so that the output's autograd graph reaches their AccumulateGrad nodes as in plain
+    PyTorch (DistributedDataParallel's find_unused_parameters looks for them there); their
+    gradients are delivered to those nodes by the plan's backward as each becomes final, so this
+    backward returns None for them (their AccumulateGrad then does nothing)."""
 
     @staticmethod
-    def forward(ctx, runner, dummy, *inputs):
+    def forward(ctx, runner, dummy, n_inputs, *inputs_and_params):
         ctx.runner = runner
         ctx.step = runner.begin()
-        ctx.n_inputs = len(inputs)
-        return runner.session.forward_half(list(inputs))
+        ctx.n_args = len(inputs_and_params)
+        return runner.session.forward_half(list(inputs_and_params[:n_inputs]))
 
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
         ctx.runner.finish(ctx.step, grad)
-        return (None, None) + (None,) * ctx.n_inputs
+        return (None, None, None) + (None,) * ctx.n_args
 
 
 class _Runner:
@@ -87,16 +126,8 @@ class _Runner:
         if step != self.step or not self.session.in_step:
             raise HiremateError("HiRemate runs one step at a time: call backward() on the output of the latest "
                                 "forward() before the next forward(), and only once")
-        buffers = []
-        with torch.no_grad():
-            for p in self.params:
-                if not p.requires_grad:
-                    buffers.append(None)
-                    continue
-                if p.grad is None:
-                    p.grad = torch.zeros_like(p)
-                buffers.append(p.grad)
-        self.session.backward_half(grad, buffers)
+        # Each gradient goes through its parameter's own AccumulateGrad (hooks, DDP's reducer, .grad).
+        self.session.backward_half(grad, [p if p.requires_grad else None for p in self.params])
 
 
 class HiRemate(torch.nn.Module):
@@ -109,13 +140,20 @@ class HiRemate(torch.nn.Module):
       "twremat", "autograd", "recompute_all" (as `hiremate solve --solver`).
     time_limit: the solver's wall-clock limit in seconds (None: 60).
     profile_runs: timed runs per distinct node when profiling (the trimmed mean is kept).
+    process_group: under torch.distributed (initialized before wrapping), the group whose ranks
+      must run one plan: its first rank profiles and plans, the others receive that plan (None: the
+      default group; ignored when torch.distributed is not initialized).
+
+    Parameter gradients go through each parameter's own AccumulateGrad, as in plain PyTorch, so
+    .grad accumulation, hooks on parameters and DistributedDataParallel behave as without the
+    wrapper. torch.autocast is refused (the plan is measured in the model's own dtypes).
 
     The model's forward must take tensors and return one tensor: the loss, or an output whose loss
     you compute outside. Inputs must have the sample's shapes and dtypes (the trace is specialised
     to them). CPU only."""
 
     def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, profile_runs=5,
-                 _plan_file=None):
+                 process_group=None, _plan_file=None):
         super().__init__()
         check_model(model)
         self.module = model
@@ -123,13 +161,19 @@ class HiRemate(torch.nn.Module):
         self._layout = layout(inputs)
         with preserved(model):
             session = capture(model, inputs)
-            if _plan_file is None:
-                session.profile(int(profile_runs))
-                session.plan(budget_text(budget), str(solver),
-                             float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
-            else:
+            if _plan_file is not None:
                 with open(_plan_file) as f:
                     session.load(f.read(), str(_plan_file))
+            else:
+                def plan():
+                    session.profile(int(profile_runs))
+                    session.plan(budget_text(budget), str(solver),
+                                 float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+                    return session.plan_text()
+
+                text = planned_once(plan, process_group)
+                if text is not None:  # planned on another rank: this rank runs the same schedule
+                    session.load(text, "the plan of rank 0")
         self._runner = _Runner(session, self._match_parameters(session))
         self._batch_norms = batch_norms(model)
         self._param_ptrs = [p.data_ptr() for p in self._runner.params]
@@ -164,6 +208,10 @@ class HiRemate(torch.nn.Module):
     def forward(self, *inputs):
         if not self.training or not torch.is_grad_enabled():
             return self.module(*inputs)
+        if torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled():
+            raise BadInputError("HiRemate does not run under torch.autocast: the plan's bytes and times were measured "
+                                "in the model's own dtypes, and autocast would change them. Cast the model instead "
+                                "(model.to(torch.bfloat16)) before wrapping it, or train without autocast")
         inputs = as_inputs(inputs, "inputs")
         got = layout(inputs)
         if got != self._layout:
@@ -177,7 +225,8 @@ class HiRemate(torch.nn.Module):
         if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
             raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
                                 "p.data = ...): the plan runs on the old tensors. Wrap the model again")
-        out = _PlanStep.apply(self._runner, self._dummy, *inputs)
+        grad_params = [p for p in self._runner.params if p.requires_grad]
+        out = _PlanStep.apply(self._runner, self._dummy, len(inputs), *inputs, *grad_params)
         with torch.no_grad():
             for bn in self._batch_norms:  # as the module's own forward counts its training batches
                 if bn.training and bn.track_running_stats:

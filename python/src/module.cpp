@@ -161,11 +161,11 @@ PYBIND11_MODULE(_hiremate, m) {
            [](Session& s, const std::vector<at::Tensor>& inputs) { return s.forward_half(to_ivalues(inputs)); },
            py::call_guard<py::gil_scoped_release>())
       .def("backward_half",
-           [](Session& s, const at::Tensor& grad, const std::vector<py::object>& buffers) {
-             std::vector<at::Tensor> bufs;
-             for (const auto& b : buffers) bufs.push_back(b.is_none() ? at::Tensor() : py::cast<at::Tensor>(b));
-             py::gil_scoped_release no_gil;
-             s.backward_half(grad, bufs);
+           [](Session& s, const at::Tensor& grad, const std::vector<py::object>& params) {
+             std::vector<at::Tensor> ps;
+             for (const auto& p : params) ps.push_back(p.is_none() ? at::Tensor() : py::cast<at::Tensor>(p));
+             py::gil_scoped_release no_gil;  // the parameters' hooks take it back when they run
+             s.backward_half(grad, ps);
            })
       .def_property_readonly("in_step", &Session::in_step);
 

@@ -71,6 +71,39 @@ class Wrapper(unittest.TestCase):
         self.assertEqual([id(p) for p in wrapped_params], [id(p) for p in model.parameters()])
         return model, plain
 
+    def test_parameter_hooks_fire_once_per_backward_with_the_whole_gradient(self):
+        # Each gradient goes through the parameter's own AccumulateGrad, as plainly: a hook sees the
+        # parameter's whole gradient once per backward, and may change what lands in .grad. The
+        # tied weight (read by two layers, two contributions per step) is summed before its hook.
+        def tied_pair():
+            model, plain = pair()
+            for m in (model, plain):
+                m.layers[2].weight = m.layers[0].weight
+            return model, plain
+
+        model, plain = tied_pair()
+        wrapped = self.wrap(model)
+        self.assertGreater(wrapped.plan.recomputations, 0)
+        seen = {"wrapped": [], "plain": []}
+        for name, m in (("wrapped", model), ("plain", plain)):
+            m.layers[0].weight.register_hook(lambda g, name=name: seen[name].append(g.clone()))
+            m.head.weight.register_hook(lambda g: g * 2)  # a hook that replaces the gradient
+        for seed in (5, 6):
+            self.step(wrapped, seed)
+            self.step(plain, seed)
+        self.assertEqual(len(seen["wrapped"]), 2)
+        self.assertEqual(len(seen["plain"]), 2)
+        self.assertLessEqual(max_rel_diff(seen["wrapped"], seen["plain"]), 1e-6)
+        self.assertLessEqual(max_rel_diff([p.grad for p in model.parameters()],
+                                          [p.grad for p in plain.parameters()]), 1e-6)
+
+    def test_autocast_is_refused(self):
+        model, _ = pair()
+        wrapped = self.wrap(model)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            with self.assertRaisesRegex(hiremate.BadInputError, "autocast"):
+                wrapped(self.x)
+
     def test_frozen_parameter_keeps_no_grad(self):
         model, plain = pair()
         for m in (model, plain):

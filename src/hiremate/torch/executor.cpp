@@ -20,13 +20,6 @@ namespace hiremate::torchbridge {
 
 using torch::jit::Value;
 
-AccumulateSink::AccumulateSink(at::Tensor b) : Node(std::numeric_limits<uint64_t>::max()), buffer(std::move(b)) {}
-
-torch::autograd::variable_list AccumulateSink::apply(torch::autograd::variable_list&& grads) {
-  if (!grads.empty() && grads[0].defined() && buffer.defined()) buffer.add_(grads[0]);
-  return {};
-}
-
 struct Executor::Role {
   enum Kind { None, Forward, Backward, Loss, Data, Grad, Phantoms } kind = None;
   int group = -1;
@@ -76,6 +69,58 @@ void accumulate(std::vector<at::Tensor>& slots, size_t idx, at::Tensor g) {
   else
     old = old + g;
 }
+
+}  // namespace
+
+AccumulateSink::AccumulateSink(at::Tensor b) : Node(std::numeric_limits<uint64_t>::max()), buffer(std::move(b)) {}
+
+void AccumulateSink::begin_delivery(std::shared_ptr<torch::autograd::Node> node, const at::Tensor& param) {
+  target_ = std::move(node);
+  pending_ = at::Tensor();
+  remaining_ = uses;
+  hooked_ = target_ && (!target_->pre_hooks().empty() || !target_->post_hooks().empty() ||
+                        !torch::autograd::impl::hooks(param).empty());
+}
+
+void AccumulateSink::end_delivery() {
+  if (pending_.defined()) deliver(std::move(pending_));
+  pending_ = at::Tensor();
+  target_.reset();
+}
+
+void AccumulateSink::deliver(at::Tensor g) {
+  // Node hooks (DDP's reducer) run only inside the engine; AccumulateGrad::apply itself runs the
+  // tensor's hooks and accumulates (stealing the tensor into an undefined .grad, as autograd does).
+  if (target_->pre_hooks().empty() && target_->post_hooks().empty()) {
+    (*target_)({std::move(g)});
+    return;
+  }
+  torch::autograd::Engine::get_default_engine().execute({torch::autograd::Edge(target_, 0)}, {std::move(g)},
+                                                        /*keep_graph=*/false, /*create_graph=*/false,
+                                                        /*accumulate_grad=*/true);
+}
+
+torch::autograd::variable_list AccumulateSink::apply(torch::autograd::variable_list&& grads) {
+  at::Tensor g = grads.empty() ? at::Tensor() : std::move(grads[0]);
+  if (!target_) {
+    if (g.defined() && buffer.defined()) buffer.add_(g);
+    return {};
+  }
+  --remaining_;
+  if (!hooked_) {
+    if (g.defined()) deliver(std::move(g));
+    return {};
+  }
+  if (g.defined()) {
+    std::vector<at::Tensor> slot{std::move(pending_)};
+    accumulate(slot, 0, std::move(g));
+    pending_ = std::move(slot[0]);
+  }
+  if (remaining_ <= 0 && pending_.defined()) deliver(std::move(pending_));
+  return {};
+}
+
+namespace {
 
 // The CPU generator's whole state, copied without tensors (get_state() would allocate counted bytes).
 struct RngState {
@@ -164,6 +209,7 @@ Executor::Executor(const Capture& cap, const Graph& g) : cap_(cap), g_(g) {
   // Parameters: one accumulating sink per distinct alias (tied weights are one alias).
   statics_ = cap.statics;
   std::unordered_map<const c10::TensorImpl*, size_t> param_of;
+  std::unordered_map<const Value*, size_t> param_value;
   for (auto& [v, iv] : statics_) {
     if (!iv.isTensor() || !iv.toTensor().defined() || !iv.toTensor().requires_grad()) continue;
     const at::Tensor& t = iv.toTensor();
@@ -179,6 +225,7 @@ Executor::Executor(const Capture& cap, const Graph& g) : cap_(cap), g_(g) {
       params_.push_back(std::move(p));
     }
     iv = params_[it->second].value;
+    param_value[v] = it->second;
   }
   for (const auto* v : cap.sources) values_[v] = cap.values.at(v);
 
@@ -214,6 +261,15 @@ Executor::Executor(const Capture& cap, const Graph& g) : cap_(cap), g_(g) {
     }
   }
   if (g.loss != kNone) compute_role_[g.loss] = {Role::Loss, cap.loss_group};
+  // Per parameter, the groups with a backward that read it: its gradient's contributions per step.
+  for (size_t i = 0; i < n; ++i) {
+    if (!need_grad_[i]) continue;
+    std::unordered_set<size_t> read;
+    for (auto* node : cap.groups[i].code)
+      for (const Value* in : node->inputs())
+        if (auto it = param_value.find(in); it != param_value.end()) read.insert(it->second);
+    for (size_t k : read) ++params_[k].sink->uses;
+  }
   count_draws();
 }
 

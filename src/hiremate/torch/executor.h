@@ -22,13 +22,34 @@
 
 namespace hiremate::torchbridge {
 
-// A parameter's gradient end point: adds each gradient in place to a buffer allocated before the
-// step (as AccumulateGrad adds to .grad; the buffer is outside the measured activations).
+// A parameter's gradient end point, called once per group backward that reaches the parameter.
+// Two modes. Buffer mode (Executor::step, `target` unset): adds each gradient in place to `buffer`
+// (allocated before the step, outside the measured activations; undefined: the gradient is dropped).
+// Delivery mode (the Python wrapper, `target` set to the module parameter's own AccumulateGrad):
+// the gradient goes through that node, so that .grad, tensor hooks and the post hooks of
+// DistributedDataParallel's reducer see it as in plain PyTorch. When nothing is hooked, each
+// contribution goes straight in (AccumulateGrad adds it to .grad: no extra bytes). When something
+// is hooked, the contributions of the step are summed first and delivered once, after the last
+// group that uses the parameter (`remaining` counts them down), as autograd's engine sums a
+// parameter's gradient before its AccumulateGrad runs.
 class AccumulateSink final : public torch::autograd::Node {
  public:
   explicit AccumulateSink(at::Tensor buffer);
   torch::autograd::variable_list apply(torch::autograd::variable_list&& grads) override;
+  // Delivery mode for one step: `node` is the parameter's AccumulateGrad (null: drop gradients).
+  void begin_delivery(std::shared_ptr<torch::autograd::Node> node, const at::Tensor& param);
+  // Delivers what is still summed (a group that reads the parameter but sent it no gradient), then
+  // leaves delivery mode.
+  void end_delivery();
   at::Tensor buffer;
+  int uses = 0;  // groups with a backward that read the parameter: contributions per step at most
+
+ private:
+  void deliver(at::Tensor g);
+  std::shared_ptr<torch::autograd::Node> target_;
+  bool hooked_ = false;
+  int remaining_ = 0;
+  at::Tensor pending_;
 };
 
 struct Parameter {

@@ -219,20 +219,27 @@ at::Tensor Session::forward_half(const std::vector<c10::IValue>& inputs) {
   return torch_errors("the plan's forward failed", [&] { return executor_->forward_half(schedule_, inputs); });
 }
 
-void Session::backward_half(const at::Tensor& grad, const std::vector<at::Tensor>& grad_buffers) {
+void Session::backward_half(const at::Tensor& grad, const std::vector<at::Tensor>& params) {
   if (!executor_) throw Error("internal: the session is not planned");
-  auto& params = executor_->parameters();
-  if (grad_buffers.size() != params.size())
-    throw Error("internal: " + std::to_string(grad_buffers.size()) + " gradient buffers for " +
-                std::to_string(params.size()) + " parameters");
-  for (size_t k = 0; k < params.size(); ++k) params[k].sink->buffer = grad_buffers[k];
-  struct Release {  // the module's .grad tensors are not ours to keep
-    std::vector<Parameter>& params;
+  auto& sinks = executor_->parameters();
+  if (params.size() != sinks.size())
+    throw Error("internal: " + std::to_string(params.size()) + " module parameters for " +
+                std::to_string(sinks.size()) + " executor parameters");
+  struct Release {  // the module's autograd nodes are not ours to keep; a failed step drops its sums
+    std::vector<Parameter>& sinks;
     ~Release() {
-      for (auto& p : params) p.sink->buffer = at::Tensor();
+      for (auto& p : sinks) p.sink->begin_delivery(nullptr, at::Tensor());
     }
-  } release{params};
-  torch_errors("the plan's backward failed", [&] { executor_->backward_half(schedule_, grad); });
+  } release{sinks};
+  for (size_t k = 0; k < sinks.size(); ++k) {
+    const at::Tensor& p = params[k];
+    bool wants = p.defined() && p.requires_grad();
+    sinks[k].sink->begin_delivery(wants ? torch::autograd::impl::grad_accumulator(p) : nullptr, p);
+  }
+  torch_errors("the plan's backward failed", [&] {
+    executor_->backward_half(schedule_, grad);
+    for (auto& p : sinks) p.sink->end_delivery();  // inside: a hook that throws is the step's error
+  });
 }
 
 bool Session::in_step() const { return executor_ && executor_->in_step(); }

@@ -64,12 +64,14 @@ class Session {
   std::string fingerprint() const { return fingerprint_; }
 
   // The executor's parameters (aliases of the module's, tied weights once), in the order that
-  // backward_half takes their gradient buffers.
+  // backward_half takes the module's parameters.
   std::vector<at::Tensor> parameters() const;
-  // One training step in two halves (Executor::forward_half / backward_half). `grad_buffers[k]` is
-  // where parameter k's gradient is added (the module's .grad); an undefined one drops it.
+  // One training step in two halves (Executor::forward_half / backward_half). `params[k]` is the
+  // module's parameter whose storage executor parameter k aliases: its gradient goes through that
+  // tensor's own AccumulateGrad node (into .grad, through its hooks and DDP's), as in plain
+  // PyTorch; an undefined one, or one that does not require grad, drops it.
   at::Tensor forward_half(const std::vector<c10::IValue>& inputs);
-  void backward_half(const at::Tensor& grad, const std::vector<at::Tensor>& grad_buffers);
+  void backward_half(const at::Tensor& grad, const std::vector<at::Tensor>& params);
   bool in_step() const;
 
  private:
