@@ -35,12 +35,19 @@ TEST(TorchSession, HalvesGivePlainLossAndGradients) {
   EXPECT_LE(s->summary().simulated_peak, s->summary().budget);
   EXPECT_GT(s->summary().recomputations, 0u);
 
-  std::vector<at::Tensor> buffers;
-  for (const auto& p : s->parameters()) buffers.push_back(at::zeros_like(p));
+  // Gradients go through each given leaf's AccumulateGrad: into its .grad, through its hooks.
+  std::vector<at::Tensor> leaves;
+  std::vector<int> hook_calls(s->parameters().size(), 0);
+  for (const auto& p : s->parameters()) {
+    leaves.push_back(p.detach().clone().requires_grad_(true));
+    int& calls = hook_calls[leaves.size() - 1];
+    leaves.back().register_hook([&calls](const at::Tensor&) { ++calls; });
+  }
   at::manual_seed(7);
   at::Tensor out = s->forward_half(inputs_of("gpt2_small"));
   EXPECT_TRUE(s->in_step());
-  s->backward_half(at::full_like(out, 2.0), buffers);  // d(2 * loss)
+  s->backward_half(at::full_like(out, 2.0), leaves);  // d(2 * loss)
+  for (size_t k = 0; k < hook_calls.size(); ++k) EXPECT_EQ(hook_calls[k], 1) << "parameter " << k;
   EXPECT_FALSE(s->in_step());
 
   at::manual_seed(7);
@@ -53,7 +60,8 @@ TEST(TorchSession, HalvesGivePlainLossAndGradients) {
     for (size_t k = 0; k < params.size(); ++k) {
       if (params[k].data_ptr() != p.data_ptr()) continue;
       double scale = p.grad().abs().max().item<double>();
-      EXPECT_LE((buffers[k] - p.grad()).abs().max().item<double>(), 1e-6 * scale) << "parameter " << k;
+      ASSERT_TRUE(leaves[k].grad().defined()) << "parameter " << k;
+      EXPECT_LE((leaves[k].grad() - p.grad()).abs().max().item<double>(), 1e-6 * scale) << "parameter " << k;
       matched.insert(k);
       break;
     }

@@ -200,7 +200,7 @@ std::string Session::plan_text() const {
 void Session::make_executor() {
   torch_errors("cannot prepare the executor", [&] {
     executor_ = std::make_unique<Executor>(*cap_, graph_);
-    // Gradients go to the module's .grad (backward_half), not to buffers of the executor's own.
+    // Gradients go through the module parameters' AccumulateGrad nodes (backward_half), not to buffers of our own.
     for (auto& p : executor_->parameters()) p.sink->buffer = at::Tensor();
   });
   // The capture run's values (every activation of one keep-all forward) are no longer needed.
