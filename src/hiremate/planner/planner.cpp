@@ -18,6 +18,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/partition/translate.h"
+#include "hiremate/schedule/lower_bound.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/hilp/cluster_graph.h"
@@ -226,6 +227,24 @@ struct Planner {
     return static_cast<double>(hg.nodes.size()) * choices / kHilpVariablesPerSecond;
   }
 
+  // TW-Remat's plans of the cluster graph on the peak grid, as options: milliseconds on a cluster,
+  // and lower-memory ways to run it than recompute_all (which holds the whole cluster's forward in
+  // its backward), so that the parent's H-ILP can reach the budgets a flat TW-Remat reaches.
+  template <class Left>
+  void add_twremat_options(const hilp::ClusterGraph& cg, int64_t lb, int64_t ub, const Left& budget_left,
+                           std::vector<Option>& opts) const {
+    for (int i = 1; i <= popt.peak_points; ++i) {
+      const double limit = std::min(popt.cheap_solver_time_limit, budget_left() / 4);
+      if (limit <= 0.01) return;
+      SolveOptions o;
+      o.time_limit = limit;
+      o.threads = 1;
+      const int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
+      Plan tp = TwRematSolver().solve(cg.graph, peak, o);
+      if (tp.has_schedule) opts.push_back(hilp::make_option(cg, tp.schedule, "twremat", peak));
+    }
+  }
+
   // Solves representative c within `share` seconds (and the levels' deadline).
   void solve_cluster(int c, double share, Clock::time_point levels_deadline) {
     auto t0 = Clock::now();
@@ -245,6 +264,7 @@ struct Planner {
     auto fc = [&](NodeId x) { return cg.compute_of(x); };
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
+    if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
@@ -309,6 +329,11 @@ struct Planner {
     Plan best;
     best.status = PlanStatus::Infeasible;
     double best_time = 0;
+    // The best lower bound known, whichever plan wins: the loss-point bound (valid for every
+    // schedule), or the flat MILP's where it proved more (RK-Checkmate's model, forward order fixed:
+    // a plan outside that model may beat it, then it is no bound for that plan and is dropped).
+    std::optional<double> lower;
+    const auto loss_bound = loss_point_bound(g, budget);
     std::vector<std::string> notes;
     auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
       SimResult r = simulate(g, s);
@@ -322,11 +347,11 @@ struct Planner {
         if (!r.valid) ++rep.rejected;
         return;
       }
+      if (bound) lower = std::max(lower.value_or(*bound), *bound);
       if (best.has_schedule && r.time >= best_time) return;
       best.has_schedule = true;
       best.status = PlanStatus::Feasible;
       best.schedule = std::move(s);
-      best.bound = bound;
       best_time = r.time;
       rep.winner = who;
     };
@@ -386,7 +411,8 @@ struct Planner {
     auto offer_flat = [&](const std::string& who, auto solve) {
       try {
         Plan cm = solve();
-        if (cm.has_schedule) offer(std::move(cm.schedule), who, std::nullopt);
+        if (cm.has_schedule) offer(std::move(cm.schedule), who, cm.bound);
+        else if (cm.bound) lower = std::max(lower.value_or(*cm.bound), *cm.bound);
       } catch (const SolverFailure& e) {
         notes.push_back(who + ": " + e.what());
       }
@@ -409,6 +435,16 @@ struct Planner {
       for (size_t i = 0; i < notes.size(); ++i) best.note += (i ? "; " : "") + notes[i];
     } else {
       best.note = fmt::format("best plan: {}", rep.winner);
+      if (lower && *lower <= best_time && (!loss_bound || *lower > loss_bound->time)) {
+        best.bound = lower;
+        best.note += "; bound: the flat MILP's (RK-Checkmate's model, forward order fixed)";
+      } else if (loss_bound) {
+        best.bound = loss_bound->time;
+        best.note += fmt::format("; bound: what the budget cannot hold while the loss runs ({} of {} bytes the "
+                                 "backward reads) must be recomputed",
+                                 std::max<int64_t>(0, loss_bound->needed - loss_bound->held_at_loss),
+                                 loss_bound->needed);
+      }
     }
     return best;
   }

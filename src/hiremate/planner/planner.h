@@ -31,6 +31,10 @@ struct PlannerOptions {
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
+  // Every cluster's menu also holds TW-Remat's plans of it on the peak grid (low-memory options the
+  // H-ILP's own grid may not reach), each solve within `cheap_solver_time_limit` seconds.
+  bool twremat_options = true;
+  double cheap_solver_time_limit = 0.5;
   // Graphs of at most this many compute nodes also get the flat exact solver (checkmate) at the top,
   // with an equal share of the top's time; 0: never.
   size_t flat_checkmate_max_nodes = 0;
