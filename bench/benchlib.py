@@ -125,7 +125,8 @@ def profile(model, inputs, out, threads=1):
 
 def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=None, kill_after=None):
     """Runs `hiremate train ... --json` (capture, profile, plan, execute beside plain PyTorch); returns
-    its JSON plus `wall` and `exit`. No plan under the budget gives {"status": "infeasible", "note"};
+    its JSON plus `wall` and `exit`. No plan under the budget gives {"status": "infeasible", "note"}
+    where that is proven (exit 3), {"status": "no_plan_found", "note"} where the solver gave up (exit 4);
     another refusal (exit 2: the solver does not apply) {"status": "refused", "note"}; a crash
     {"status": "error"}; still running after kill_after s (default 2 x limit + 60) {"status": "killed"}."""
     kill_after = kill_after or 2 * limit + 60
@@ -143,7 +144,7 @@ def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=Non
         out = json.loads(p.stdout)
     except json.JSONDecodeError:
         last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
-        status = "error" if p.returncode != 2 else "infeasible" if "found no plan" in last else "refused"
+        status = {2: "refused", 3: "infeasible", 4: "no_plan_found"}.get(p.returncode, "error")
         out = {"status": status, "note": last}
     out["wall"] = time.time() - t0
     out["exit"] = p.returncode

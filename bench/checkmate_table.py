@@ -48,7 +48,7 @@ def main():
             start = time.time()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.time() - start
-            if proc.returncode not in (0, 3):
+            if proc.returncode not in (0, 3, 4):  # 3: proven infeasible, 4: no plan found
                 print(proc.stderr, file=sys.stderr)
                 rows.append((name, solver, pct, budget, "error", "", "", "", "", f"{wall:.1f}", e))
                 continue

@@ -57,8 +57,8 @@ a time in the models, public and generated suites, the scale suite alone.
   of the keep-all peak.
 - Cells: overhead % / peak % / solve time; `(limit)` = the solver's time limit was hit (an anytime
   solver then returns its best plan); `killed` = still running at twice its limit plus 10 s;
-  `n/a` = the solver refuses this graph (reason below the table); `infeasible` = no plan under the
-  budget; `skipped` = not run (reason below the table).
+  `n/a` = the solver refuses this graph (reason below the table); `infeasible` = proven: no plan
+  exists under the budget; `no plan` = the solver found none (not a proof); `skipped` = not run (reason below the table).
 - Measured peaks and step times exist only for the captured models (the executor runs their
   tensors); generated and public graphs have no tensors: not executable.
 """

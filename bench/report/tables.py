@@ -39,7 +39,8 @@ def seconds(r):
 
 
 def short_status(r):
-    return {"timed_out": "limit", "skipped": "skipped", "refused": "n/a"}.get(r["status"], r["status"])
+    return {"timed_out": "limit", "skipped": "skipped", "refused": "n/a", "no_plan_found": "no plan"}.get(
+        r["status"], r["status"])
 
 
 def cell(r):

@@ -131,7 +131,9 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
   }
 
   if (!best) {
-    plan.status = cut ? PlanStatus::TimedOut : PlanStatus::Infeasible;
+    // A heuristic that found nothing proves nothing: "no plan found", with the lowest peak it reached.
+    plan.status = cut ? PlanStatus::TimedOut : PlanStatus::NoPlanFound;
+    if (lowest != std::numeric_limits<int64_t>::max() && lowest > budget) plan.lowest_peak = lowest;
     std::string reached =
         lowest == std::numeric_limits<int64_t>::max()
             ? fmt::format("no low-memory schedule was built ({} leaf sizes over the cap of {} ops)", too_long, op_cap(dag))
