@@ -8,9 +8,6 @@ and solve-time-vs-size.png.
     write_all(run, out)      (after clear(out): a run rewrites every file it owns)
 """
 import os
-import platform
-import subprocess
-import time
 
 import benchlib
 import compare
@@ -18,25 +15,11 @@ import plots
 import tables
 
 
-def _git(*args):
-    p = subprocess.run(["git", "-C", benchlib.ROOT, *args], capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else "?"
-
-
 def machine(command, mode):
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    dirty = [l for l in _git("status", "--porcelain").splitlines() if "bench/results/" not in l]
-    return {"command": command, "mode": mode, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "commit": _git("rev-parse", "HEAD"), "dirty": bool(dirty),
-            "machine": f"{platform.node()}: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
-            "load": " ".join(f"{x:.1f}" for x in os.getloadavg())}
+    """benchlib.provenance() with the report's own command line and mode."""
+    p = benchlib.provenance()
+    p.update(command=command, mode=mode)
+    return p
 
 
 HEADER = """# Benchmark report
@@ -46,6 +29,7 @@ a time in the models, public and generated suites, the scale suite alone.
 
 - Machine: {machine}; load average at the start: {load} (shared cores: compare within a row, not across runs).
 - Commit: `{commit}`{dirty}.
+- CBC: {cbc}.
 - Every number of ours is measured in this run, by `hiremate train` (captured models: plan, then
   execute) or `hiremate solve` (graphs), every plan checked by the simulator; no cell is copied from
   an earlier run. Raw rows: [raw.json](raw.json); CSV per table below.
@@ -108,7 +92,9 @@ def write_all(run, out):
     clear(out)
     expected = benchlib.expected()
     by = {s: [r for r in results if r["suite"] == s] for s in ("models", "public", "generated", "scale")}
-    fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"], dirty=" (with uncommitted changes)" if meta["dirty"] else "")
+    fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"],
+                  dirty=" (with uncommitted changes)" if meta["dirty"] else "",
+                  cbc=meta.get("cbc", "not recorded in this run"))
     lines = [HEADER.format(**fields)]
     older = sorted(f for f in os.listdir(out) if f.endswith(".md") and f != "README.md")
     if older:
