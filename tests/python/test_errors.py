@@ -1,5 +1,6 @@
 """Errors a user can make raise clear Python exceptions (and the interpreter goes on): untraceable
-models, budgets no plan fits (proven, or only not found), malformed budgets and solvers, inputs unlike the sample."""
+models, budgets no plan fits (proven, or only not found), malformed budgets and solvers, inputs unlike
+the sample."""
 import json
 import os
 import subprocess
