@@ -140,7 +140,7 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
             : fmt::format("the lowest peak TW-Remat reached is {} bytes (leaf size {}, tree width {})", lowest,
                           lowest_leaf, td.width());
     plan.note = cut ? fmt::format("time limit of {} s reached before a plan fit; {}", opt.time_limit, reached)
-                    : fmt::format("no plan fits {} bytes{}: {}", budget,
+                    : fmt::format("found no plan within {} bytes{}: {}", budget,
                                   opt.save_budget ? fmt::format(" with {} bytes at the loss", *opt.save_budget) : "",
                                   reached);
     return plan;
