@@ -105,7 +105,7 @@ def write_all(run, out):
     if meta.get("models_missing"):
         lines += ["## Captured models: not run", "", f"The models suite needs LibTorch: {meta['models_missing']}.", ""]
     if by["models"]:
-        tables.write_csv(by["models"], os.path.join(out, "models.csv"))
+        tables.write_csv(by["models"], os.path.join(out, "models.csv"), None, meta)
         plots.simulated_vs_measured(by["models"], os.path.join(out, "simulated-vs-measured.png"))
         m0 = by["models"][0]
         lines += ["## Captured models: planned, then executed", "",
@@ -128,7 +128,7 @@ def write_all(run, out):
             lines += [f"![overhead against budget, {res['name']}]({png})", ""]
         lines += tables.models_table(by["models"]) + [""]
     if by["public"]:
-        tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected)
+        tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected, meta)
         lines += ["## Public graphs beside the published cells", "",
                   f"Budgets: B = ceil(p x peak(order)) from expected.json in the fixed-order rows, p x the keep-all "
                   f"peak in the training rows. Time limits: {limits_text(by['public'])}. Published cells: CI % / peak % / s "
@@ -137,7 +137,7 @@ def write_all(run, out):
                   "CSV: [public.csv](public.csv).", ""]
         lines += tables.public_table(by["public"], expected) + [""]
     if by["generated"]:
-        tables.write_csv(by["generated"], os.path.join(out, "generated.csv"))
+        tables.write_csv(by["generated"], os.path.join(out, "generated.csv"), None, meta)
         lines += ["## Generated models", "",
                   "`hiremate generate` training graphs, larger than the captured models; not executable (no "
                   "tensors), so simulated columns only. "
@@ -150,7 +150,7 @@ def write_all(run, out):
             lines += [f"![overhead against budget, {res['name']}]({png})", ""]
         lines += tables.generated_table(by["generated"]) + [""]
     if by["scale"]:
-        tables.write_csv(by["scale"], os.path.join(out, "scale.csv"))
+        tables.write_csv(by["scale"], os.path.join(out, "scale.csv"), None, meta)
         plots.solve_time_vs_size(by["scale"], os.path.join(out, "solve-time-vs-size.png"))
         lines += ["## Solve time against graph size", "",
                   f"Generated `{by['scale'][0]['generate'][0]}` training graphs; time limits: {limits_text(by['scale'])}. "
