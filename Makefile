@@ -59,7 +59,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 fuzz: build
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIREMATE_FUZZ=ON \
-	  -DHIREMATE_BUILD_TESTS=OFF -DHIREMATE_BUILD_BENCH=OFF
+	  -DHIREMATE_BUILD_TESTS=OFF -DHIREMATE_BUILD_BENCH=OFF -DHIREMATE_WITH_TORCH=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 	bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(BUILD)/hiremate
 

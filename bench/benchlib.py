@@ -9,10 +9,16 @@ models suite share.
 
 Import it from a script in bench/ or below with:
     sys.path.insert(0, <path of bench/>); import benchlib
-Nothing here writes files except `generate`.
+`provenance()` is what every results file records about its run (commit and dirty flag, date,
+machine, exact command, CBC's version read from the library). Nothing here writes files except
+`generate`.
 """
+import ctypes
+import ctypes.util
 import json
 import os
+import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -53,6 +59,59 @@ def published_cell(published, solver):
     if c is None:
         return "-" if published is None or solver not in published else "TLE"
     return f"{c['ci_percent']} / {c['peak_percent']} / {c['seconds']}"
+
+
+def _git(*args):
+    p = subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else "?"
+
+
+def cbc_version(binary=None):
+    """CBC's version as reported by the library itself (Cbc_getVersion): the libCbcSolver that
+    `binary` (default: the hiremate CLI) links, else the system's; '?' where neither loads."""
+    path = None
+    try:
+        ldd = subprocess.run(["ldd", binary or HIREMATE], capture_output=True, text=True).stdout
+        path = next((line.split("=>")[1].split()[0] for line in ldd.splitlines()
+                     if "libCbcSolver" in line and "=>" in line), None)
+    except (OSError, IndexError):
+        pass
+    try:
+        get = ctypes.CDLL(path or ctypes.util.find_library("CbcSolver")).Cbc_getVersion
+        get.restype = ctypes.c_char_p
+        return f"{get().decode()} ({path or 'the system libCbcSolver'})"
+    except (OSError, AttributeError, TypeError):
+        return "?"
+
+
+def provenance(argv=None, binary=None):
+    """What a results file records about its run: the exact command (argv, default sys.argv, with the
+    script relative to the checkout), the UTC date, the commit and whether the tree had uncommitted
+    changes outside bench/results/, the machine, its load, and CBC's version from the library."""
+    argv = list(sys.argv if argv is None else argv)
+    if argv and os.path.isabs(argv[0]) and argv[0].startswith(ROOT + os.sep):
+        argv[0] = os.path.relpath(argv[0], ROOT)
+    cpu = "?"
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    except OSError:
+        pass
+    dirty = [l for l in _git("status", "--porcelain").splitlines() if "bench/results/" not in l]
+    return {"command": " ".join(shlex.quote(a) for a in argv),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": _git("rev-parse", "HEAD"), "dirty": bool(dirty),
+            "machine": f"{platform.node()}: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+            "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+            "cbc": cbc_version(binary)}
+
+
+def provenance_lines(p):
+    """Markdown lines for a provenance(): one per fact, the commit line first."""
+    return [f"- Commit: `{p['commit']}`" + (" with uncommitted changes (dirty tree)" if p["dirty"] else " (clean tree)"),
+            f"- Date: {p['date']}",
+            f"- Command: `{p['command']}`",
+            f"- Machine: {p['machine']}; load average at the start: {p['load']}",
+            f"- CBC: {p['cbc']}"]
 
 
 def require_binary():
@@ -125,7 +184,8 @@ def profile(model, inputs, out, threads=1):
 
 def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=None, kill_after=None):
     """Runs `hiremate train ... --json` (capture, profile, plan, execute beside plain PyTorch); returns
-    its JSON plus `wall` and `exit`. No plan under the budget gives {"status": "infeasible", "note"};
+    its JSON plus `wall` and `exit`. No plan under the budget gives {"status": "infeasible", "note"}
+    where that is proven (exit 3), {"status": "no_plan_found", "note"} where the solver gave up (exit 4);
     another refusal (exit 2: the solver does not apply) {"status": "refused", "note"}; a crash
     {"status": "error"}; still running after kill_after s (default 2 x limit + 60) {"status": "killed"}."""
     kill_after = kill_after or 2 * limit + 60
@@ -143,7 +203,7 @@ def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=Non
         out = json.loads(p.stdout)
     except json.JSONDecodeError:
         last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
-        status = "error" if p.returncode != 2 else "infeasible" if "found no plan" in last else "refused"
+        status = {2: "refused", 3: "infeasible", 4: "no_plan_found"}.get(p.returncode, "error")
         out = {"status": status, "note": last}
     out["wall"] = time.time() - t0
     out["exit"] = p.returncode

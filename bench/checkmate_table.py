@@ -6,8 +6,10 @@ Checkmate, Moccasin and FastSA cells of ../shared/benchmarks/expected.json.
 Usage: bench/checkmate_table.py [--solvers checkmate,dagremat] [--graphs rl1-n100,fcn8-b32-train]
                                 [--budgets 90,80,70] [--time-limit 600] [--threads 2]
                                 [--out bench/results/checkmate.md] [--append]
---append adds the rows under the table already in --out (with their own command line) instead of
+--append adds a dated section (its own provenance and table) under what --out holds instead of
 replacing the file, so that the rows of a slow solver and of a fast one can be run separately.
+Every table is headed by its run's provenance (benchlib.provenance: commit and dirty flag, date,
+machine, exact command, CBC's version read from the library).
 Every number of ours is measured in this run, in Checkmate's fixed-order memory model (the graphs
 are imported as generic DAGs, as the published results were obtained).
 """
@@ -20,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from benchlib import published_cell as cell, shared_dir  # noqa: E402
+from benchlib import provenance, provenance_lines, published_cell as cell, shared_dir  # noqa: E402
 
 
 def main():
@@ -34,6 +36,7 @@ def main():
     ap.add_argument("--hiremate", default=os.path.join(ROOT, "build", "hiremate"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "checkmate.md"))
     args = ap.parse_args()
+    prov = provenance(binary=args.hiremate)  # at the start: the commit and tree the rows are measured with
     bench = shared_dir()
     expected = json.load(open(os.path.join(bench, "expected.json")))["graphs"]
     rows = []
@@ -48,7 +51,7 @@ def main():
             start = time.time()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.time() - start
-            if proc.returncode not in (0, 3):
+            if proc.returncode not in (0, 3, 4):  # 3: proven infeasible, 4: no plan found
                 print(proc.stderr, file=sys.stderr)
                 rows.append((name, solver, pct, budget, "error", "", "", "", "", f"{wall:.1f}", e))
                 continue
@@ -63,8 +66,10 @@ def main():
             rows.append((name, solver, pct, budget, r["status"], ci, peak, bound, gap, f"{r['solve_seconds']:.1f}", e))
             print(f"bench:   {r['status']}, CI {ci} %, peak {peak} %, bound {bound} %, {r['solve_seconds']:.1f} s",
                   file=sys.stderr, flush=True)
-    command = (f"`bench/checkmate_table.py --solvers {args.solvers} --graphs {args.graphs} --budgets {args.budgets} "
-               f"--time-limit {args.time_limit:g} --threads {args.threads}`")
+    run = provenance_lines(prov)
+    header = ["| graph | solver | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) "
+              "| Moccasin (pub.) | FastSA (pub.) |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     table = []
     for name, solver, pct, budget, status, ci, peak, bound, gap, secs, e in rows:
         pub = e.get("published", {}).get(pct)
@@ -72,24 +77,19 @@ def main():
                      f"{cell(pub, 'checkmate')} | {cell(pub, 'moccasin')} | {cell(pub, 'fastsa')} |")
     if args.append and os.path.exists(args.out):
         lines = open(args.out).read().rstrip("\n").split("\n")
-        lines += ["", f"Rows below: {command} on this machine.", "",
-                  "| graph | solver | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) "
-                  "| Moccasin (pub.) | FastSA (pub.) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"] + table
+        lines += ["", f"## Run of {prov['date']}", ""] + run + [""] + header + table
     else:
         lines = [
             "# Generic-DAG solvers on the public graphs",
             "",
-            f"Command: {command} on this machine (CBC 2.10.8).",
+        ] + run + [
+            "",
             "Our columns are measured in Checkmate's fixed-order model (generic DAG import), like the published ones.",
             "CI = compute increase over the sum of costs; bound = the solver's proven lower bound, as a CI.",
             "Published cells: CI % / peak % of peak(order) / seconds (Checkmate on Gurobi, Moccasin on CP-SAT with",
             "16 workers, FastSA free order); TLE = no solution within their limit; - = not reported.",
             "",
-            "| graph | solver | budget | status | CI % | peak % | bound (CI %) | gap % | solve s | Checkmate (pub.) "
-            "| Moccasin (pub.) | FastSA (pub.) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ] + table
+        ] + header + table
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")

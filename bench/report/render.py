@@ -8,9 +8,6 @@ and solve-time-vs-size.png.
     write_all(run, out)      (after clear(out): a run rewrites every file it owns)
 """
 import os
-import platform
-import subprocess
-import time
 
 import benchlib
 import compare
@@ -18,25 +15,11 @@ import plots
 import tables
 
 
-def _git(*args):
-    p = subprocess.run(["git", "-C", benchlib.ROOT, *args], capture_output=True, text=True)
-    return p.stdout.strip() if p.returncode == 0 else "?"
-
-
 def machine(command, mode):
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    dirty = [l for l in _git("status", "--porcelain").splitlines() if "bench/results/" not in l]
-    return {"command": command, "mode": mode, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "commit": _git("rev-parse", "HEAD"), "dirty": bool(dirty),
-            "machine": f"{platform.node()}: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
-            "load": " ".join(f"{x:.1f}" for x in os.getloadavg())}
+    """benchlib.provenance() with the report's own command line and mode."""
+    p = benchlib.provenance()
+    p.update(command=command, mode=mode)
+    return p
 
 
 HEADER = """# Benchmark report
@@ -46,6 +29,7 @@ a time in the models, public and generated suites, the scale suite alone.
 
 - Machine: {machine}; load average at the start: {load} (shared cores: compare within a row, not across runs).
 - Commit: `{commit}`{dirty}.
+- CBC: {cbc}.
 - Every number of ours is measured in this run, by `hiremate train` (captured models: plan, then
   execute) or `hiremate solve` (graphs), every plan checked by the simulator; no cell is copied from
   an earlier run. Raw rows: [raw.json](raw.json); CSV per table below.
@@ -57,8 +41,8 @@ a time in the models, public and generated suites, the scale suite alone.
   of the keep-all peak.
 - Cells: overhead % / peak % / solve time; `(limit)` = the solver's time limit was hit (an anytime
   solver then returns its best plan); `killed` = still running at twice its limit plus 10 s;
-  `n/a` = the solver refuses this graph (reason below the table); `infeasible` = no plan under the
-  budget; `skipped` = not run (reason below the table).
+  `n/a` = the solver refuses this graph (reason below the table); `infeasible` = proven: no plan
+  exists under the budget; `no plan` = the solver found none (not a proof); `skipped` = not run (reason below the table).
 - Measured peaks and step times exist only for the captured models (the executor runs their
   tensors); generated and public graphs have no tensors: not executable.
 """
@@ -108,7 +92,9 @@ def write_all(run, out):
     clear(out)
     expected = benchlib.expected()
     by = {s: [r for r in results if r["suite"] == s] for s in ("models", "public", "generated", "scale")}
-    fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"], dirty=" (with uncommitted changes)" if meta["dirty"] else "")
+    fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"],
+                  dirty=" (with uncommitted changes)" if meta["dirty"] else "",
+                  cbc=meta.get("cbc", "not recorded in this run"))
     lines = [HEADER.format(**fields)]
     older = sorted(f for f in os.listdir(out) if f.endswith(".md") and f != "README.md")
     if older:
@@ -119,7 +105,7 @@ def write_all(run, out):
     if meta.get("models_missing"):
         lines += ["## Captured models: not run", "", f"The models suite needs LibTorch: {meta['models_missing']}.", ""]
     if by["models"]:
-        tables.write_csv(by["models"], os.path.join(out, "models.csv"))
+        tables.write_csv(by["models"], os.path.join(out, "models.csv"), None, meta)
         plots.simulated_vs_measured(by["models"], os.path.join(out, "simulated-vs-measured.png"))
         m0 = by["models"][0]
         lines += ["## Captured models: planned, then executed", "",
@@ -142,7 +128,7 @@ def write_all(run, out):
             lines += [f"![overhead against budget, {res['name']}]({png})", ""]
         lines += tables.models_table(by["models"]) + [""]
     if by["public"]:
-        tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected)
+        tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected, meta)
         lines += ["## Public graphs beside the published cells", "",
                   f"Budgets: B = ceil(p x peak(order)) from expected.json in the fixed-order rows, p x the keep-all "
                   f"peak in the training rows. Time limits: {limits_text(by['public'])}. Published cells: CI % / peak % / s "
@@ -151,7 +137,7 @@ def write_all(run, out):
                   "CSV: [public.csv](public.csv).", ""]
         lines += tables.public_table(by["public"], expected) + [""]
     if by["generated"]:
-        tables.write_csv(by["generated"], os.path.join(out, "generated.csv"))
+        tables.write_csv(by["generated"], os.path.join(out, "generated.csv"), None, meta)
         lines += ["## Generated models", "",
                   "`hiremate generate` training graphs, larger than the captured models; not executable (no "
                   "tensors), so simulated columns only. "
@@ -164,7 +150,7 @@ def write_all(run, out):
             lines += [f"![overhead against budget, {res['name']}]({png})", ""]
         lines += tables.generated_table(by["generated"]) + [""]
     if by["scale"]:
-        tables.write_csv(by["scale"], os.path.join(out, "scale.csv"))
+        tables.write_csv(by["scale"], os.path.join(out, "scale.csv"), None, meta)
         plots.solve_time_vs_size(by["scale"], os.path.join(out, "solve-time-vs-size.png"))
         lines += ["## Solve time against graph size", "",
                   f"Generated `{by['scale'][0]['generate'][0]}` training graphs; time limits: {limits_text(by['scale'])}. "

@@ -39,7 +39,8 @@ def seconds(r):
 
 
 def short_status(r):
-    return {"timed_out": "limit", "skipped": "skipped", "refused": "n/a"}.get(r["status"], r["status"])
+    return {"timed_out": "limit", "skipped": "skipped", "refused": "n/a", "no_plan_found": "no plan"}.get(
+        r["status"], r["status"])
 
 
 def cell(r):
@@ -183,7 +184,7 @@ CSV_FIELDS = ["suite", "graph", "memory_model", "nodes", "budget_percent", "budg
               "valid", "overhead_percent", "peak", "peak_percent", "baseline_peak", "baseline_time", "solve_seconds",
               "wall_seconds", "time_limit", "hit_limit", "recomputations", "note", "measured_peak", "plain_peak",
               "step_seconds", "plain_step_seconds", "step_cpu_seconds", "plain_step_cpu_seconds", "max_grad_diff"] + \
-    [f"{p}_published" for p in PUBLISHED]
+    [f"{p}_published" for p in PUBLISHED] + ["commit", "dirty"]  # the run's, on every row: a CSV read alone names it
 # The measured columns of the CSV, from `hiremate train --json` (models suite only: generated and
 # public graphs have no tensors, so they are not executable and these stay empty).
 MEASURED = {"measured_peak": "measured_peak", "plain_peak": "plain_peak", "step_seconds": "step_time",
@@ -191,7 +192,7 @@ MEASURED = {"measured_peak": "measured_peak", "plain_peak": "plain_peak", "step_
             "plain_step_cpu_seconds": "plain_step_cpu_time", "max_grad_diff": "max_grad_diff"}
 
 
-def write_csv(results, path, expected=None):
+def write_csv(results, path, expected=None, meta=None):
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
         w.writeheader()
@@ -214,4 +215,5 @@ def write_csv(results, path, expected=None):
                 row.update({k: r.get(v, "") for k, v in MEASURED.items()})
                 for p in PUBLISHED:
                     row[f"{p}_published"] = published_cell(pub, p) if expected and res["model"] == "generic" else ""
+                row.update(commit=(meta or {}).get("commit", "unknown"), dirty=(meta or {}).get("dirty", "unknown"))
                 w.writerow(row)

@@ -16,6 +16,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchlib  # noqa: E402
 MODELS = ["gpt2", "unet", "mlp_mixer", "transformer", "resnet"]
 
 
@@ -33,6 +35,8 @@ def main():
     outdir = args.models or tempfile.mkdtemp(prefix="hiremate-models-")
     subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "trace.py"), outdir],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The run's provenance heads the table (commit, date, machine, command, CBC).
+    print("\n".join(benchlib.provenance_lines(benchlib.provenance())) + "\n", flush=True)
     print("| model | forward nodes | signatures | parameters MiB | graph peak MiB | PyTorch peak MiB | peak error |"
           " node times ms | PyTorch step ms | time error | profiled in s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

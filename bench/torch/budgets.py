@@ -56,6 +56,8 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "trace.py"), models], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # The run's provenance heads the table (commit, date, machine, command, CBC).
+        print("\n".join(benchlib.provenance_lines(benchlib.provenance())) + "\n", flush=True)
         print(f"solver {a.solver}, {a.steps} steps; bytes are activations (parameters, their gradients and the "
               "inputs excluded)\n")
         print("| model | budget | budget B | simulated B | measured B | measured - simulated | plain B | grad diff | "

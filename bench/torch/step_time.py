@@ -20,6 +20,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+import benchlib  # noqa: E402
 MODELS = ["gpt2", "unet", "mlp_mixer", "transformer", "resnet"]
 
 
@@ -42,6 +44,8 @@ def main():
         models = a.models or tmp
         subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "trace.py"), models, *names],
                        check=True, stdout=subprocess.DEVNULL)
+        # The run's provenance heads the table (commit, date, machine, command, CBC).
+        print("\n".join(benchlib.provenance_lines(benchlib.provenance())) + "\n", flush=True)
         print("| model | budget | solver | step ms | plain ms | vs plain | CPU ms | plain CPU ms | CPU vs plain | "
               "simulated MiB | measured MiB | plain MiB | grad diff |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -8,7 +8,7 @@ The C++ core traces, profiles and plans; the returned module runs the plan. See 
 import torch  # noqa: F401  (loads libtorch_python and torch's type casters before the extension)
 
 from . import _hiremate  # noqa: F401
-from .errors import (BadInputError, HiremateError, InfeasibleBudgetError, InputMismatchError,
+from .errors import (BadInputError, HiremateError, InfeasibleBudgetError, InputMismatchError, NoPlanFoundError,
                      UntraceableModelError)
 from .memory import measure
 from .plan import PlanInfo
@@ -16,4 +16,4 @@ from .profile import ProfiledGraph, profile
 from .wrapper import HiRemate
 
 __all__ = ["HiRemate", "PlanInfo", "profile", "ProfiledGraph", "measure", "HiremateError", "BadInputError",
-           "UntraceableModelError", "InputMismatchError", "InfeasibleBudgetError"]
+           "UntraceableModelError", "InputMismatchError", "InfeasibleBudgetError", "NoPlanFoundError"]

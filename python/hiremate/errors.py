@@ -1,6 +1,7 @@
 """The package's exceptions. The C++ core's errors arrive as these (python/src/module.cpp): a bad
-input as BadInputError, a budget no plan fits as InfeasibleBudgetError, anything else as
-HiremateError. Each message says what went wrong, where, and what to do."""
+input as BadInputError, a budget proven to admit no plan as InfeasibleBudgetError, a solver that
+gave up without such a proof as NoPlanFoundError, anything else as HiremateError. Each message says
+what went wrong, where, and what to do."""
 
 
 class HiremateError(RuntimeError):
@@ -22,4 +23,11 @@ class InputMismatchError(BadInputError):
 
 
 class InfeasibleBudgetError(HiremateError, ValueError):
-    """No plan fits the budget: give a larger budget or a longer time_limit."""
+    """Proven: no plan fits the budget (it is below what some operation alone needs, or an exact
+    solver proved it for this graph). Only a larger budget helps."""
+
+
+class NoPlanFoundError(HiremateError):
+    """The solver found no plan under the budget but did not prove that none exists (a heuristic
+    gave up, or the time limit ran out): a larger budget, a longer time_limit or another solver may
+    find one. Not an InfeasibleBudgetError: catching that one does not catch this."""

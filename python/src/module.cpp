@@ -4,7 +4,8 @@
 // torch release the GIL (the autograd engine refuses to run under it).
 //
 // hiremate's errors become the package's exceptions (hiremate/errors.py): BadInput ->
-// BadInputError, Infeasible -> InfeasibleBudgetError, any other hiremate::Error -> HiremateError.
+// BadInputError, Infeasible -> InfeasibleBudgetError, NoPlanFound -> NoPlanFoundError, any other
+// hiremate::Error -> HiremateError.
 #include <torch/extension.h>
 
 #include <optional>
@@ -117,6 +118,8 @@ PYBIND11_MODULE(_hiremate, m) {
       if (p) std::rethrow_exception(p);
     } catch (const hiremate::Infeasible& e) {
       raise_as("InfeasibleBudgetError", e);
+    } catch (const hiremate::NoPlanFound& e) {
+      raise_as("NoPlanFoundError", e);
     } catch (const hiremate::BadInput& e) {
       raise_as("BadInputError", e);
     } catch (const hiremate::Error& e) {

@@ -8,6 +8,7 @@
 #include "hiremate/common/error.h"
 
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "hiremate/solvers/checkmate/checkmate.h"
@@ -19,20 +20,32 @@ namespace {
 
 double overhead_points(const Plan& p, double base) { return 100.0 * (p.sim.time - base) / base; }
 
+// The target: the H-ILP planner within 1 point of the flat optimum.
+constexpr double kTargetPoints = 1.0;
+
+// Where the H-ILP alone is known to miss that target (measured gaps in the tests' comments): the test
+// prints it as a known failure and asserts the gap does not grow past `guard` (the tolerance the test
+// asserted before the mark); the hiremate preset must meet the target there.
+struct KnownGap {
+  double guard = kTargetPoints;
+  const char* why = "";
+};
+
 // At 90 / 70 / 50 % of the activations (or `fractions`): the planner's plan is valid and under
-// budget, and where the flat solver proves its optimum, the H-ILP planner is within `hilp_points` of
-// it (1, the target, or the measured gap where the H-ILP alone is behind). Where the H-ILP
-// alone is more than 1 point above the optimum, or above the flat solver's lower bound where it
-// proves no optimum, the `hiremate` preset (on graphs this small its top also runs the flat MILP,
-// from scratch beside the hierarchy and started from the hierarchy's best plan) is asserted within 1
-// point of it. Prints each gap.
-void expect_close_to_flat(const Graph& g, double hilp_points, std::vector<double> fractions = {0.9, 0.7, 0.5}) {
+// budget and is compared with the flat solver at every budget, none skipped: against its optimum
+// where it proves one, otherwise against its lower bound (a plan within 1 point of the bound is within
+// 1 point of the optimum). The H-ILP alone is asserted within the 1-point target of a proven optimum
+// (or, for a known gap, within its guard); where it is more than 1 point above the reference, the
+// `hiremate` preset (on graphs this small its top also runs the flat MILP) is asserted within 1
+// point. Prints each gap and the counts; every budget must be compared.
+void expect_close_to_flat(const Graph& g, std::optional<KnownGap> known = std::nullopt,
+                          std::vector<double> fractions = {0.9, 0.7, 0.5}) {
   const Baseline b = baseline(g);
+  int compared = 0, to_optimum = 0, to_bound = 0, no_plan = 0;
   for (double f : fractions) {
     const int64_t budget = hiremate::testing::activation_budget(g, f);
     SCOPED_TRACE(g.name + " at " + std::to_string(f));
-    // The levels get time enough that no solve is cut (the result must not depend on the load);
-    // the comparison is made only where the flat solver proves its optimum.
+    // The levels get time enough that no solve is cut (the result must not depend on the load).
     SolveOptions so;
     so.time_limit = 300;
     planner::PlannerOptions po;
@@ -42,6 +55,8 @@ void expect_close_to_flat(const Graph& g, double hilp_points, std::vector<double
     EXPECT_EQ(rep.rejected, 0);
     if (budget < checkmate_min_budget(g)) {
       EXPECT_FALSE(h.has_schedule);
+      EXPECT_EQ(h.status, PlanStatus::Infeasible);
+      ++no_plan, ++compared;
       continue;
     }
     // The flat solver stops once it proves its optimum; 90 s so that a loaded machine does not cut a
@@ -52,6 +67,7 @@ void expect_close_to_flat(const Graph& g, double hilp_points, std::vector<double
     Plan flat = solve_checked(CheckmateSolver(), g, budget, so);
     if (!h.has_schedule) {
       EXPECT_FALSE(flat.has_schedule) << "the flat solver found a plan, the planner none: " << h.note;
+      ++no_plan, ++compared;
       continue;
     }
     SimResult r = simulate(g, h.schedule);
@@ -59,24 +75,28 @@ void expect_close_to_flat(const Graph& g, double hilp_points, std::vector<double
     EXPECT_LE(r.peak, budget);
     h.sim = r;
     const bool proven = flat.status == PlanStatus::Optimal;
-    if (!proven && !flat.bound) {
-      std::printf("  %-24s %3.0f %%: H-ILP %.3f %%, flat neither proven nor bounded in %.0f s\n", g.name.c_str(),
-                  100 * f, overhead_points(h, b.time), so.time_limit);
-      continue;
-    }
-    // Unproven, the flat solver's lower bound stands in for the optimum: a plan within 1 point of the
-    // bound is within 1 point of the optimum (a gap to the bound over-states the gap to the optimum).
+    // Without an optimum or a bound there is nothing to compare with: a failure, not a skip.
+    ASSERT_TRUE(proven || flat.bound) << "the flat solver neither proved nor bounded in " << so.time_limit
+                                      << " s: " << flat.note;
     const double reference = proven ? overhead_points(flat, b.time) : 100.0 * (*flat.bound - b.time) / b.time;
     const char* what = proven ? "flat optimum" : "flat bound";
     const double gap = overhead_points(h, b.time) - reference;
+    ++compared;
+    ++(proven ? to_optimum : to_bound);
     std::printf("  %-24s %3.0f %%: H-ILP %.3f %%, %s %.3f %%%s, gap %+.3f points\n", g.name.c_str(), 100 * f,
                 overhead_points(h, b.time), what, reference,
                 proven || !flat.has_schedule ? "" : fmt::format(" (best {:.3f} % in {:.0f} s)", overhead_points(flat, b.time), so.time_limit).c_str(),
                 gap);
     if (proven) {
-      EXPECT_LE(gap, hilp_points);
+      if (known && gap > kTargetPoints) {
+        std::printf("  KNOWN FAILURE %s at %.0f %%: the H-ILP alone is %+.3f points from the optimum, over the "
+                    "%.0f-point target (%s)\n", g.name.c_str(), 100 * f, gap, kTargetPoints, known->why);
+        EXPECT_LE(gap, known->guard) << "the known gap grew";
+      } else {
+        EXPECT_LE(gap, kTargetPoints);
+      }
     }
-    if (gap <= 1.0) continue;
+    if (gap <= kTargetPoints) continue;
     SolveOptions ho;
     ho.time_limit = 60;
     Plan hm = solve_checked(*make_solver("hiremate"), g, budget, ho);
@@ -85,32 +105,37 @@ void expect_close_to_flat(const Graph& g, double hilp_points, std::vector<double
     const double hgap = overhead_points(hm, b.time) - reference;
     std::printf("  %-24s %3.0f %%: hiremate %.3f %%, gap %+.3f points to the %s (%s)\n", g.name.c_str(), 100 * f,
                 overhead_points(hm, b.time), hgap, what, hm.note.c_str());
-    EXPECT_LE(hgap, 1.0);
+    EXPECT_LE(hgap, kTargetPoints);
   }
+  std::printf("  %-24s compared %d of %zu budgets: %d to the optimum, %d to the bound, %d without a plan\n",
+              g.name.c_str(), compared, fractions.size(), to_optimum, to_bound, no_plan);
+  EXPECT_EQ(compared, static_cast<int>(fractions.size()));
 }
 
 }  // namespace
 
-TEST(Planner, CloseToTheFlatOptimumOnAChain) { expect_close_to_flat(hiremate::testing::small_chain(10), 1.0); }
+TEST(Planner, CloseToTheFlatOptimumOnAChain) { expect_close_to_flat(hiremate::testing::small_chain(10)); }
 
-TEST(Planner, CloseToTheFlatOptimumOnAUNet) { expect_close_to_flat(hiremate::testing::small_unet(), 1.0); }
+TEST(Planner, CloseToTheFlatOptimumOnAUNet) { expect_close_to_flat(hiremate::testing::small_unet()); }
 
 // At 50 % the H-ILP alone measured 8.964 % against the flat optimum's 7.636 % (1.33 points); the
 // hiremate preset reaches 7.70 % with 60 s.
 TEST(Planner, CloseToTheFlatOptimumOnATwoLayerTransformer) {
-  expect_close_to_flat(generate::transformer(hiremate::testing::small_transformer(2)), 1.5);
+  expect_close_to_flat(generate::transformer(hiremate::testing::small_transformer(2)),
+                       KnownGap{1.5, "measured 1.33 points at 50 %"});
 }
 
 // The H-ILP alone is behind the 1-point target at 70 %: 2.98 % against the flat optimum's 1.05 %
 // (1.93 points). The memory (the encoder's output) is read by every decoder layer's cross-attention,
 // an interface the levels below cannot free or recompute: what the options can offer is coarser
-// than what the flat MILP does. `hilp_points` is that measured gap with a margin; the hiremate
-// preset is asserted within 1 point there (measured: 1.049 %, gap +0.000). Not at 50 %: CBC bounds
-// this size poorly there (after 1,529 s with one thread: best 6.733 %, bound 6.047 %, and the
-// hiremate preset's 7.45 % in 60 s cannot be shown within 1 point); the smaller encoder-decoder below
-// is.
+// than what the flat MILP does: a known failure of the H-ILP alone; the hiremate preset is asserted
+// within 1 point there (measured: 1.049 %, gap +0.000). Not at 50 %: CBC bounds this size poorly
+// there (after 1,529 s with one thread: best 6.733 %, bound 6.047 %, and the hiremate preset's 7.45 %
+// in 60 s cannot be shown within 1 point); the smaller encoder-decoder below is.
 TEST(Planner, CloseToTheFlatOptimumOnASmallEncoderDecoder) {
-  expect_close_to_flat(generate::encoder_decoder(hiremate::testing::small_transformer(1)), 2.5, {0.9, 0.7});
+  expect_close_to_flat(generate::encoder_decoder(hiremate::testing::small_transformer(1)),
+                       KnownGap{2.5, "measured 1.93 points at 70 %: the memory read by every cross-attention"},
+                       {0.9, 0.7});
 }
 
 // The same graph with smaller tensors, which the flat MILP bounds at 50 %. The H-ILP alone is 3.51
@@ -118,7 +143,8 @@ TEST(Planner, CloseToTheFlatOptimumOnASmallEncoderDecoder) {
 // the hiremate preset, whose top runs the flat MILP beside the hierarchy on graphs this small, was
 // measured at the optimum at 70 % and 0.33 points above the bound (6.974 % against 6.645 %) at 50 %.
 TEST(Planner, CloseToTheFlatOptimumOnATinyEncoderDecoder) {
-  expect_close_to_flat(hiremate::testing::tiny_encoder_decoder(), 4.0);
+  expect_close_to_flat(hiremate::testing::tiny_encoder_decoder(),
+                       KnownGap{4.0, "measured 3.51 points at 70 %: the memory read by every cross-attention"});
 }
 
 TEST(Planner, IdenticalLayersAreSolvedOnce) {

@@ -1,5 +1,10 @@
 """Errors a user can make raise clear Python exceptions (and the interpreter goes on): untraceable
-models, budgets no plan fits, malformed budgets and solvers, inputs unlike the sample."""
+models, budgets no plan fits (proven, or only not found), malformed budgets and solvers, inputs unlike
+the sample."""
+import json
+import os
+import subprocess
+import tempfile
 import unittest
 
 import torch
@@ -7,6 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import hiremate
+from support import CLI
 
 
 class MLP(nn.Module):
@@ -71,6 +77,7 @@ class Errors(unittest.TestCase):
     def test_infeasible_budget(self):
         with self.assertRaisesRegex(hiremate.InfeasibleBudgetError, "found no plan under 64 B"):
             hiremate.HiRemate(MLP(), self.inputs, 64, solver="checkmate", time_limit=10, profile_runs=1)
+        # Half this MLP's peak is below what its loss alone needs: a proof, even from autograd.
         with self.assertRaisesRegex(hiremate.InfeasibleBudgetError, "no plan"):
             hiremate.HiRemate(MLP(), self.inputs, 0.5, solver="autograd", profile_runs=1)
 
@@ -114,8 +121,63 @@ class Errors(unittest.TestCase):
 
     def test_exception_classes(self):
         self.assertTrue(issubclass(hiremate.InfeasibleBudgetError, ValueError))
+        self.assertTrue(issubclass(hiremate.NoPlanFoundError, hiremate.HiremateError))
+        self.assertFalse(issubclass(hiremate.NoPlanFoundError, hiremate.InfeasibleBudgetError))
         self.assertTrue(issubclass(hiremate.UntraceableModelError, hiremate.BadInputError))
         self.assertTrue(issubclass(hiremate.BadInputError, hiremate.HiremateError))
+
+
+class Deep(nn.Module):
+    """Eight linear layers, 256 wide: its floor (what one layer needs) is well under its keep-all peak."""
+
+    def __init__(self, layers=6, width=256):
+        super().__init__()
+        self.inp = nn.Linear(16, width)
+        self.hidden = nn.ModuleList(nn.Linear(width, width) for _ in range(layers))
+        self.out = nn.Linear(width, 4)
+
+    def forward(self, x, y):
+        h = torch.tanh(self.inp(x))
+        for layer in self.hidden:
+            h = torch.tanh(layer(h))
+        return F.cross_entropy(self.out(h), y)
+
+
+SOLVERS = ["autograd", "recompute_all", "checkmate", "twremat", "rotor", "rockmate", "hilp", "hiremate"]
+
+
+class InfeasibleOrNoPlanFound(unittest.TestCase):
+    """Per solver: InfeasibleBudgetError only below the floor every schedule needs (a proof);
+    NoPlanFoundError at the floor, where the heuristics find nothing and the exact solvers are given
+    0.01 s (they find a plan there with 10 s: it is not infeasible)."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.inputs = sample()
+        graph = hiremate.profile(Deep(), cls.inputs, runs=1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "deep.json")
+            graph.save(path)
+            info = subprocess.run([CLI, "info", path, "--json"], capture_output=True, text=True, check=True)
+        cls.floor = json.loads(info.stdout)["min_budget"] - graph.input_bytes  # in activation bytes
+        assert cls.floor < graph.keep_all_peak, (cls.floor, graph.keep_all_peak)
+
+    def test_below_the_floor_every_solver_raises_infeasible(self):
+        for solver in SOLVERS:
+            with self.subTest(solver):
+                with self.assertRaisesRegex(hiremate.InfeasibleBudgetError, "proven infeasible") as caught:
+                    hiremate.HiRemate(Deep(), self.inputs, self.floor - 1, solver=solver, time_limit=10,
+                                      profile_runs=1)
+                self.assertNotIsInstance(caught.exception, hiremate.NoPlanFoundError)
+
+    def test_at_the_floor_every_solver_that_gives_up_raises_no_plan_found(self):
+        for solver in SOLVERS:
+            with self.subTest(solver):
+                with self.assertRaisesRegex(hiremate.NoPlanFoundError, "not a proof") as caught:
+                    hiremate.HiRemate(Deep(), self.inputs, self.floor, solver=solver, time_limit=0.01,
+                                      profile_runs=1)
+                self.assertNotIsInstance(caught.exception, hiremate.InfeasibleBudgetError)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ TEST(TorchPipeline, SolversPlanOnAProfiledGraph) {
     // no-grad transient is the largest overhead here) while the loss's gradient is resident.
     int64_t budget = std::string(name) == "recompute_all" ? 2 * b.peak : b.peak;
     Plan p = solve_checked(*solver, g, budget, opt);
-    EXPECT_NE(p.status, PlanStatus::Infeasible) << name;
+    ASSERT_TRUE(p.has_schedule) << name << ": " << to_string(p.status) << ", " << p.note;
     SimResult r = simulate(g, p.schedule);
     EXPECT_TRUE(r.valid) << name << ": " << r.reason;
     EXPECT_LE(r.peak, budget) << name;

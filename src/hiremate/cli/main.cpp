@@ -1,4 +1,4 @@
-// The `hiremate` command: maps errors to exit codes (0 ok, 2 bad input, 3 infeasible, 1 internal)
+// The `hiremate` command: maps errors to exit codes (0 ok, 2 bad input, 3 proven infeasible, 4 no plan found, 1 internal)
 // and never prints a stack trace for a user error.
 #include <fmt/format.h>
 

@@ -80,6 +80,7 @@ Runner add_solve(CLI::App& app) {
       out["recomputations"] = ok ? plan.sim.recomputations : 0;
       out["bytes_at_loss"] = ok ? nlohmann::ordered_json(plan.sim.bytes_at_loss) : nlohmann::ordered_json();
       if (a->options.save_budget) out["save_budget"] = *a->options.save_budget;
+      out["lowest_peak"] = plan.lowest_peak ? nlohmann::ordered_json(*plan.lowest_peak) : nlohmann::ordered_json();
       out["note"] = plan.note;
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";
@@ -97,15 +98,23 @@ Runner add_solve(CLI::App& app) {
       if (!plan.note.empty()) fmt::print("note           {}\n", plan.note);
       fmt::print("solve time     {:.3f} s\n", plan.solve_seconds);
     }
-    if (plan.status == PlanStatus::Infeasible || !ok) {
-      // Proven infeasible, or out of time without a plan: the same exit code, but the words differ.
-      const bool proven = plan.status == PlanStatus::Infeasible;
-      std::cerr << fmt::format("hiremate: {}: no plan within {} bytes from solver '{}'{}{}{}\n",
-                               proven ? "infeasible" : "no plan found", budget, plan.solver,
-                               plan.note.empty() ? "" : ": ", plan.note,
-                               proven || plan.note.find("--time-limit") != std::string::npos
-                                   ? "" : " (a longer --time-limit or a larger --budget may find one)");
+    // Exit 3 only on a proof that no schedule fits (the floor, an exact solver's proof for this
+    // graph); a solver that gave up, or ran out of time, says "no plan found" with exit 4.
+    if (plan.status == PlanStatus::Infeasible) {
+      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes exists (solver '{}'){}{}\n", budget,
+                               plan.solver, plan.note.empty() ? "" : ": ", plan.note);
       return 3;
+    }
+    if (!ok) {
+      std::string lowest = plan.lowest_peak ? fmt::format("; the lowest peak it reached is {} bytes ({:.1f} % of the "
+                                                          "baseline peak)", *plan.lowest_peak,
+                                                          b.peak > 0 ? 100.0 * *plan.lowest_peak / b.peak : 0.0)
+                                            : "";
+      std::cerr << fmt::format("hiremate: no plan found: solver '{}' ({}) found none within {} bytes, which is not a "
+                               "proof that none exists{}{}{}; another --solver{}, or a larger --budget, may find one\n",
+                               plan.solver, to_string(plan.status), budget, plan.note.empty() ? "" : ": ", plan.note,
+                               lowest, plan.status == PlanStatus::TimedOut ? ", a longer --time-limit" : "");
+      return 4;
     }
     return 0;
   };

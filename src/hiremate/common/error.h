@@ -1,6 +1,9 @@
-// Errors that reach the user. One family, three kinds, each with the CLI exit code it maps to:
+// Errors that reach the user. One family, four kinds, each with the CLI exit code it maps to:
 // BadInput (2): the input is wrong (file, flag, budget); the message says what, where, what to do.
-// Infeasible (3): the input is fine but no plan fits the budget.
+// Infeasible (3): proven: no schedule in the graph's memory model fits the budget (below the floor
+//   every schedule needs, or an exact solver's proof). Retrying with more time cannot help.
+// NoPlanFound (4): a solver gave up (a heuristic, a restricted model, a time limit) without a
+//   proof; another solver, a longer limit or a larger budget may find a plan.
 // SolverFailure / Error (1): something inside hiremate failed.
 // Invariant checks on internal state use HM_ASSERT, not these.
 #pragma once
@@ -25,6 +28,12 @@ class Infeasible : public Error {
  public:
   explicit Infeasible(const std::string& what) : Error(what) {}
   int exit_code() const override { return 3; }
+};
+
+class NoPlanFound : public Error {
+ public:
+  explicit NoPlanFound(const std::string& what) : Error(what) {}
+  int exit_code() const override { return 4; }
 };
 
 class SolverFailure : public Error {

@@ -17,6 +17,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/milp/cbc_model.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/milp/start_refutes.h"
 #include "hiremate/milp/stdout_to_stderr.h"
 
 namespace hiremate::milp {
@@ -118,19 +119,12 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
   Result r;
   r.status = classify(m);
   r.nodes = Cbc_getNodeCount(m);
-  // A start that satisfies every row refutes "infeasible": CBC was seen to flag a model proven
-  // infeasible, without its time-limit flag, when a 1 s limit cut a loaded run short (ctest -j2: a
-  // training graph started from TW-Remat's plan, whose assignment holds every row). Then the start is
-  // the result, as a time-limited search's, with no bound.
+  // A start that satisfies every row refutes "infeasible" (start_refutes.h): then the start is the
+  // result, as a time-limited search's, with no bound.
   std::vector<double> start_x;
-  if (r.status == Status::Infeasible && !model.start().empty()) {
-    start_x.assign(model.num_vars(), 0.0);
-    for (const auto& [v, value] : model.start()) start_x[static_cast<size_t>(v)] = value;
-    if (model.max_violation(start_x) <= 1e-6) {
-      r.status = Status::Feasible;
-    } else {
-      start_x.clear();
-    }
+  if (r.status == Status::Infeasible) {
+    start_x = start_refuting_infeasible(model);
+    if (!start_x.empty()) r.status = Status::Feasible;
   }
   if (has_solution(r.status)) {
     const double* x = start_x.empty() ? Cbc_bestSolution(m) : start_x.data();

@@ -327,7 +327,7 @@ struct Planner {
     const auto top_start = Clock::now();
     auto top_left = [&] { return top_limit - since(top_start); };
     Plan best;
-    best.status = PlanStatus::Infeasible;
+    best.status = PlanStatus::NoPlanFound;
     double best_time = 0;
     // The best lower bound known, whichever plan wins: the loss-point bound (valid for every
     // schedule), or the flat MILP's where it proved more (RK-Checkmate's model, forward order fixed:
@@ -335,6 +335,7 @@ struct Planner {
     std::optional<double> lower;
     const auto loss_bound = loss_point_bound(g, budget);
     std::vector<std::string> notes;
+    std::optional<std::string> proof;  // the flat MILP's proof that nothing fits, where it gave one
     auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
       SimResult r = simulate(g, s);
       if (opt.verbose)
@@ -343,7 +344,10 @@ struct Planner {
                                  since(start));
       bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
       if (!fits) {
-        notes.push_back(who + (r.valid ? ": over budget" : ": rejected by the simulator (" + r.reason + ")"));
+        if (r.valid && r.peak > budget && (!best.lowest_peak || r.peak < *best.lowest_peak)) best.lowest_peak = r.peak;
+        notes.push_back(who + (!r.valid ? ": rejected by the simulator (" + r.reason + ")"
+                               : r.peak > budget ? fmt::format(": over budget (peak {})", r.peak)
+                                                 : fmt::format(": over the save budget ({} at the loss)", r.bytes_at_loss)));
         if (!r.valid) ++rep.rejected;
         return;
       }
@@ -380,7 +384,13 @@ struct Planner {
                                     kRotorAtTopMaxBlocks));
       }
     }
-    if (twremat_plan && twremat_plan->has_schedule) offer(std::move(twremat_plan->schedule), "twremat", std::nullopt);
+    if (twremat_plan && twremat_plan->has_schedule) {
+      offer(std::move(twremat_plan->schedule), "twremat", std::nullopt);
+    } else if (twremat_plan) {
+      if (twremat_plan->lowest_peak && (!best.lowest_peak || *twremat_plan->lowest_peak < *best.lowest_peak))
+        best.lowest_peak = twremat_plan->lowest_peak;
+      notes.push_back(fmt::format("twremat: {} ({})", to_string(twremat_plan->status), twremat_plan->note));
+    }
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
     const bool flat = flat_applies();
@@ -412,7 +422,9 @@ struct Planner {
       try {
         Plan cm = solve();
         if (cm.has_schedule) offer(std::move(cm.schedule), who, cm.bound);
-        else if (cm.bound) lower = std::max(lower.value_or(*cm.bound), *cm.bound);
+        else notes.push_back(fmt::format("{}: {}{}", who, to_string(cm.status), cm.note.empty() ? "" : " (" + cm.note + ")"));
+        if (!cm.has_schedule && cm.bound) lower = std::max(lower.value_or(*cm.bound), *cm.bound);
+        if (cm.status == PlanStatus::Infeasible) proof = cm.note;
       } catch (const SolverFailure& e) {
         notes.push_back(who + ": " + e.what());
       }
@@ -427,13 +439,16 @@ struct Planner {
     }
     if (flat_alone.valid()) offer_flat("checkmate (flat, from scratch)", [&] { return flat_alone.get(); });
     if (!best.has_schedule) {
-      // Not proven infeasible when a solve was cut by the time limit: say so, not "infeasible".
-      if (rep.top.timed_out > 0 || left() <= 0.5) best.status = PlanStatus::TimedOut;
-      best.note = fmt::format("no plan fits {} bytes{}{}", budget,
+      // "Infeasible" only on the flat MILP's proof for the graph; the H-ILP's options and the
+      // heuristics that found nothing prove nothing, nor does a solve cut by the time limit.
+      if (proof) best.status = PlanStatus::Infeasible;
+      else if (rep.top.timed_out > 0 || left() <= 0.5) best.status = PlanStatus::TimedOut;
+      best.note = fmt::format("{} {} bytes{}{}", proof ? "no plan fits" : "no plan found within", budget,
                               best.status == PlanStatus::TimedOut ? " within the time limit" : "",
                               notes.empty() ? "" : ": ");
       for (size_t i = 0; i < notes.size(); ++i) best.note += (i ? "; " : "") + notes[i];
     } else {
+      best.lowest_peak.reset();  // meaningful without a plan only
       best.note = fmt::format("best plan: {}", rep.winner);
       if (lower && *lower <= best_time && (!loss_bound || *lower > loss_bound->time)) {
         best.bound = lower;
@@ -615,6 +630,11 @@ Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOption
       if (o.time_limit > 0.5) {
         try {
           Plan c = CheckmateSolver().solve_from(g, budget, o, d.has_schedule ? &d.schedule : nullptr);
+          // Its proof is one for the graph (the fixed order is a generic DAG's own): said as such.
+          if (c.status == PlanStatus::Infeasible) {
+            c.note = "generic DAG: dagremat found no plan, and checkmate's MILP " + c.note;
+            return c;
+          }
           // solve_from never returns a plan slower than its start; the check says so if it did.
           if (c.has_schedule && (!d.has_schedule || simulate(g, c.schedule).time <= simulate(g, d.schedule).time)) {
             if (d.bound && (!c.bound || *d.bound > *c.bound)) c.bound = d.bound;

@@ -4,18 +4,20 @@
 
 namespace hiremate {
 
-// A baseline has one schedule: it fits the budget or the answer is "infeasible".
+// A baseline has one schedule: it fits the budget, or the answer is "no plan found" (another schedule
+// may fit: not a proof), with that schedule's peak as the lowest it reached.
 static Plan single_schedule_plan(const Graph& g, Schedule s, int64_t budget, const SolveOptions& opt,
                                  PlanStatus if_fits, const std::string& solver) {
   Plan plan;
   SimResult r = simulate(g, s);
   if (r.peak > budget) {
-    plan.status = PlanStatus::Infeasible;
+    plan.status = PlanStatus::NoPlanFound;
+    plan.lowest_peak = r.peak;
     plan.note = fmt::format("{} needs {} bytes, over the budget of {} bytes", solver, r.peak, budget);
     return plan;
   }
   if (opt.save_budget && r.bytes_at_loss > *opt.save_budget) {
-    plan.status = PlanStatus::Infeasible;
+    plan.status = PlanStatus::NoPlanFound;
     plan.note = fmt::format("{} holds {} bytes at the loss, over the save budget of {} bytes", solver,
                             r.bytes_at_loss, *opt.save_budget);
     return plan;

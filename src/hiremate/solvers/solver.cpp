@@ -20,6 +20,7 @@ const char* to_string(PlanStatus s) {
     case PlanStatus::Feasible: return "feasible";
     case PlanStatus::TimedOut: return "timed_out";
     case PlanStatus::Infeasible: return "infeasible";
+    case PlanStatus::NoPlanFound: return "no_plan_found";
   }
   return "?";
 }
@@ -67,9 +68,16 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
   plan.solver = solver.name();
   plan.budget = budget;
   if (!plan.has_schedule) {
-    HM_ASSERT(plan.status == PlanStatus::Infeasible || plan.status == PlanStatus::TimedOut,
+    HM_ASSERT(plan.status == PlanStatus::Infeasible || plan.status == PlanStatus::NoPlanFound ||
+                  plan.status == PlanStatus::TimedOut,
               "solver " + solver.name() + " returned no schedule but a feasible status");
     plan.schedule = {};
+    // Below the floor no schedule exists, whatever the solver tried: a proof, said as one.
+    if (plan.status != PlanStatus::Infeasible)
+      if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
+        plan.note = below_min_budget_note(budget, floor_budget) + (plan.note.empty() ? "" : "; " + plan.note);
+        plan.status = PlanStatus::Infeasible;
+      }
     return plan;
   }
   plan.sim = simulate(g, plan.schedule);
@@ -81,6 +89,16 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
             fmt::format("solver {} produced a plan over the save budget ({} > {} bytes)", solver.name(),
                         plan.sim.bytes_at_loss, opt.save_budget.value_or(0)));
   return plan;
+}
+
+void require_schedule(const Plan& plan, const std::string& what) {
+  if (plan.has_schedule) return;
+  const std::string note = plan.note.empty() ? "" : ": " + plan.note;
+  if (plan.status == PlanStatus::Infeasible) throw Infeasible(what + " (proven infeasible)" + note + "; give a larger budget");
+  throw NoPlanFound(fmt::format("{} ({}, not a proof that none exists){}{}; give a larger budget, a longer time limit or "
+                                "another solver", what, to_string(plan.status), note,
+                                plan.lowest_peak ? fmt::format("; the lowest peak it reached is {} bytes", *plan.lowest_peak)
+                                                 : ""));
 }
 
 Schedule keep_all_schedule(const Graph& g) {

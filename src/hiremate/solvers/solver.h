@@ -19,7 +19,8 @@ enum class PlanStatus {
   Optimal,     // proven optimal for this budget (in the solver's model)
   Feasible,    // a valid plan under the budget, optimality not proven
   TimedOut,    // the time limit was hit; `schedule` holds the best plan found, if any
-  Infeasible,  // no plan fits the budget (proven, or the solver's only plan does not fit)
+  Infeasible,  // proven: no schedule in the graph's memory model fits (DESIGN §2), not only the solver's
+  NoPlanFound, // the solver gave up without a proof (a heuristic, or a proof in a restricted model only)
 };
 const char* to_string(PlanStatus s);
 
@@ -42,7 +43,9 @@ struct Plan {
   int64_t budget = 0;
   std::optional<double> bound;  // a lower bound on the time, where the solver has one
   double solve_seconds = 0;
-  std::string note;           // why infeasible, what was cut by a time limit, ...
+  std::string note;           // why infeasible, what was tried, what was cut by a time limit, ...
+  // Without a schedule: the lowest peak of a plan the solver did build (over the budget), where known.
+  std::optional<int64_t> lowest_peak;
 };
 
 class Solver {
@@ -61,8 +64,13 @@ std::vector<std::string> solver_names();
 std::unique_ptr<Solver> make_solver(const std::string& name);
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
-// Throws BadInput when the solver does not apply to the graph.
+// Throws BadInput when the solver does not apply to the graph. A solver that gave up below the
+// floor every schedule needs (checkmate_min_budget) is reported Infeasible: that is a proof.
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt);
+
+// Nothing when `plan` has a schedule; otherwise throws Infeasible where the plan says it is proven,
+// NoPlanFound where the solver gave up, with `what` (which solve, which budget) leading the message.
+void require_schedule(const Plan& plan, const std::string& what);
 
 // The keep-all reference of budgets and overheads (the `autograd` baseline on training graphs, the
 // fixed order run once on generic DAGs): every node once in graph.order, freed after last use.

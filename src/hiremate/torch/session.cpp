@@ -108,11 +108,10 @@ void Session::plan(const std::string& budget, const std::string& solver_name, do
   summary_.status = to_string(plan.status);
   summary_.note = plan.note;
   summary_.solve_seconds = plan.solve_seconds;
-  if (!plan.has_schedule)
-    throw Infeasible(solver_name + " found no plan under " + format_bytes(summary_.budget) + " of activations (" +
-                     std::to_string(summary_.budget) + " B; the keep-all peak is " + format_bytes(summary_.keep_all) +
-                     ")" + (plan.note.empty() ? "" : ": " + plan.note) +
-                     "; give a larger budget or a longer time_limit");
+  require_schedule(plan, solver_name + " found no plan under " + format_bytes(summary_.budget) + " of activations (" +
+                             std::to_string(summary_.budget) + " B; the keep-all peak is " +
+                             format_bytes(summary_.keep_all) + "; peaks below include the inputs' " +
+                             std::to_string(inputs) + " B)");
   schedule_ = plan.schedule;
   summary_.simulated_peak = plan.sim.peak - inputs;
   summary_.bytes_at_loss = plan.sim.bytes_at_loss - inputs;

@@ -140,9 +140,8 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   r.solver = opt.solver;
   r.status = to_string(plan.status);
   r.solve_seconds = plan.solve_seconds;
-  if (!plan.has_schedule)
-    throw BadInput(opt.solver + " found no plan for " + model_path + " under " + format_bytes(r.budget) +
-                   " of activations (keep-all " + format_bytes(r.keep_all) + ")" + (plan.note.empty() ? "" : ": " + plan.note));
+  require_schedule(plan, opt.solver + " found no plan for " + model_path + " under " + format_bytes(r.budget) +
+                             " of activations (keep-all " + format_bytes(r.keep_all) + ")");
   r.simulated_peak = plan.sim.peak - g.source_bytes();
   r.simulated_time = plan.sim.time;
   r.recomputations = plan.sim.recomputations;

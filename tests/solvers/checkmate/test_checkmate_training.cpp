@@ -72,7 +72,11 @@ void expect_optimal_equals_brute_force(const Graph& g, int64_t steps = 1, bool f
     double expected = brute_force(g, budget);
     Plan p = solve_checked(solver, g, budget, {});
     if (expected == kNever) {
-      EXPECT_EQ(p.status, PlanStatus::Infeasible) << "budget " << budget;
+      // The brute force enumerates the fixed order only: a proof for the graph where that order is
+      // its only one, "no plan found" (with the proof's scope) where another order might fit.
+      EXPECT_EQ(p.status, order_is_forced(g) ? PlanStatus::Infeasible : PlanStatus::NoPlanFound) << "budget " << budget;
+      EXPECT_NE(p.note.find("proven infeasible"), std::string::npos) << p.note;
+      EXPECT_FALSE(p.has_schedule);
       continue;
     }
     ASSERT_EQ(p.status, PlanStatus::Optimal) << "budget " << budget << ": " << p.note;
@@ -132,6 +136,13 @@ TEST(CheckmateTraining, GradientWithTwoProducersEqualsBruteForce) {
 }
 
 TEST(CheckmateTraining, ChainWithPhantomsAndOverheadEqualsBruteForce) { expect_optimal_equals_brute_force(chain(3), 3); }
+
+// A chain has one topological order; two forwards reading the same tensor have two.
+TEST(CheckmateTraining, OrderIsForcedOnlyWhereTheGraphHasOneTopologicalOrder) {
+  EXPECT_TRUE(order_is_forced(chain(3)));
+  EXPECT_TRUE(order_is_forced(hiremate::testing::two_layer()));
+  EXPECT_FALSE(order_is_forced(hiremate::testing::two_producer_grad()));
+}
 
 TEST(CheckmateTraining, SaveBudgetBoundsTheBytesHeldAtTheLoss) {
   Graph g = chain(3);

@@ -92,7 +92,7 @@ TEST(TwRemat, PlansAreValidAndFitWheneverFeasible) {
     for (int64_t budget : sweep(g, 6)) {
       Plan p = solve_checked(solver, g, budget, {});  // asserts validity and the budget itself
       SCOPED_TRACE(label(g) + " at " + std::to_string(budget));
-      if (p.status == PlanStatus::Infeasible) {
+      if (p.status == PlanStatus::Infeasible || p.status == PlanStatus::NoPlanFound) {
         EXPECT_FALSE(p.has_schedule);
         continue;
       }
@@ -184,13 +184,23 @@ TEST(TwRemat, NeverFasterThanTheExactOptimumOnTinyGraphs) {
   std::cerr << "twremat vs the exact optimum on tiny graphs: slower on " << worse << " of " << compared << " budgets\n";
 }
 
-TEST(TwRemat, InfeasibleBelowItsLowestPeakWithTheReachedPeakInTheNote) {
+// Below the floor every schedule needs, "infeasible" is a proof (solve_checked says so); between the
+// floor and the lowest peak TW-Remat reaches it only found nothing: "no plan found", with that peak.
+TEST(TwRemat, InfeasibleOnlyBelowTheFloorNoPlanFoundAboveIt) {
   TwRematSolver solver;
   Graph g = tw::training(tw::chain(20, 10), 4, "chain");
-  Plan p = solve_checked(solver, g, checkmate_min_budget(g) - 1, {});
+  const int64_t floor_budget = checkmate_min_budget(g);
+  Plan p = solve_checked(solver, g, floor_budget - 1, {});
   EXPECT_EQ(p.status, PlanStatus::Infeasible);
   EXPECT_FALSE(p.has_schedule);
   EXPECT_NE(p.note.find("lowest peak"), std::string::npos) << p.note;
+  // At the floor itself it finds nothing on this graph, and says how low it got: a budget it meets.
+  Plan q = solve_checked(solver, g, floor_budget, {});
+  ASSERT_FALSE(q.has_schedule) << "TW-Remat reaches the floor of this graph: the test needs one where it does not";
+  EXPECT_EQ(q.status, PlanStatus::NoPlanFound) << q.note;
+  ASSERT_TRUE(q.lowest_peak);
+  EXPECT_GT(*q.lowest_peak, floor_budget);
+  EXPECT_TRUE(solve_checked(solver, g, *q.lowest_peak, {}).has_schedule);
 }
 
 TEST(TwRemat, RespectsTheSaveBudget) {

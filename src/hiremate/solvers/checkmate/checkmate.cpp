@@ -57,6 +57,17 @@ std::string below_min_budget_note(int64_t budget, int64_t floor_budget) {
                      budget, floor_budget);
 }
 
+bool order_is_forced(const Graph& g) {
+  for (size_t i = 1; i < g.order.size(); ++i) {
+    const NodeId prev = g.order[i - 1];
+    bool reads = false;
+    for (NodeId d : g.compute[g.order[i]].deps)
+      for (NodeId p : g.data[d].producers) reads |= p == prev;
+    if (!reads) return false;
+  }
+  return true;
+}
+
 // TW-Remat's plan when it fits (it takes a fraction of a second on the public graphs): the last
 // resort of an anytime solve where CBC and the fallback found nothing, or something slower.
 // Returns the schedule with its simulated time.
@@ -148,13 +159,21 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
                              m.model.num_nonzeros(), built,
                              m.start ? "keep-all as MIP start" : m.fallback ? "a heuristic plan as fallback"
                                                                             : "no heuristic plan fits");
+  // CBC's proof is one for the graph (exit 3) where the model's fixed order is the graph's own: a
+  // generic DAG (DESIGN §2), or a training graph with a single topological order. Otherwise another
+  // order of first computations may fit: "no plan found", with the proof's scope in the note.
   auto infeasible = [&] {
     Plan out;
-    out.status = PlanStatus::Infeasible;
-    out.note = fmt::format("proven infeasible: no schedule in this model fits {} bytes{} (every node alone fits from "
-                           "{} bytes; interactions between nodes need more)", budget,
+    const bool for_the_graph = !g.is_training() || order_is_forced(g);
+    out.status = for_the_graph ? PlanStatus::Infeasible : PlanStatus::NoPlanFound;
+    out.note = fmt::format("{}: no schedule in this model fits {} bytes{} (every node alone fits from "
+                           "{} bytes; interactions between nodes need more){}",
+                           for_the_graph ? "proven infeasible" : "proven infeasible in RK-Checkmate's model only",
+                           budget,
                            opt.save_budget ? fmt::format(" with at most {} bytes held at the loss", *opt.save_budget)
-                                           : std::string(), floor_budget);
+                                           : std::string(), floor_budget,
+                           for_the_graph ? "" : fmt::format("; its first computations follow the {} order, and "
+                                                            "another order may fit", start_plan ? "given plan's" : "graph's"));
     return out;
   };
   // A schedule with its simulated time, when the simulator accepts it under the budget.

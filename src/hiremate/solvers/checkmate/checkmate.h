@@ -54,6 +54,10 @@ int64_t checkmate_min_budget(const Graph& g);
 // Why `budget`, below that minimum (`floor_budget`), has no plan: the note of every solver that
 // refuses such a budget at once.
 std::string below_min_budget_note(int64_t budget, int64_t floor_budget);
+// Whether g.order is the graph's only topological order: each node reads an output of the one
+// before it. Then fixing the order of first computations (RK-Checkmate's stages) restricts nothing,
+// and the training model's proof of infeasibility holds for every schedule (exit 3, not 4).
+bool order_is_forced(const Graph& g);
 // About how many seconds building checkmate's model of `g` takes on this project's 2-core machine
 // (from checkmate::estimated_variables, an upper bound): checkmate does not build a model whose
 // estimate exceeds half its limit.

@@ -49,8 +49,10 @@ Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const Solve
     plan.note = fmt::format("the DP table ({} slots) was not filled within {} s; {}", m, opt.time_limit, about);
     return plan;
   }
+  // Rotor's plans are a restricted family (persistent schedules of the blocks' options): none
+  // fitting proves nothing about the graph, so "no plan found", not "infeasible".
   if (!(table.time(m) < std::numeric_limits<double>::infinity())) {
-    plan.status = PlanStatus::Infeasible;
+    plan.status = PlanStatus::NoPlanFound;
     plan.note = fmt::format("no persistent schedule of the blocks' options fits {} bytes; {}", budget, about);
     return plan;
   }
@@ -68,7 +70,7 @@ Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const Solve
       break;
     }
     if (opt.save_budget && r.bytes_at_loss > *opt.save_budget && r.peak <= budget) {
-      plan.status = PlanStatus::Infeasible;
+      plan.status = PlanStatus::NoPlanFound;
       plan.note = fmt::format("the plan holds {} bytes at the loss, over the save budget (Rotor does not bound it)",
                               r.bytes_at_loss);
       return plan;
@@ -77,7 +79,7 @@ Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const Solve
     m -= (r.peak - budget + d.unit - 1) / d.unit;
     while (m >= 0 && !(table.time(m) < std::numeric_limits<double>::infinity())) --m;
     if (m < 0 || attempt >= 3) {
-      plan.status = PlanStatus::Infeasible;
+      plan.status = PlanStatus::NoPlanFound;
       plan.note += about;
       return plan;
     }

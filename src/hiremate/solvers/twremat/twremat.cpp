@@ -131,14 +131,16 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
   }
 
   if (!best) {
-    plan.status = cut ? PlanStatus::TimedOut : PlanStatus::Infeasible;
+    // A heuristic that found nothing proves nothing: "no plan found", with the lowest peak it reached.
+    plan.status = cut ? PlanStatus::TimedOut : PlanStatus::NoPlanFound;
+    if (lowest != std::numeric_limits<int64_t>::max() && lowest > budget) plan.lowest_peak = lowest;
     std::string reached =
         lowest == std::numeric_limits<int64_t>::max()
             ? fmt::format("no low-memory schedule was built ({} leaf sizes over the cap of {} ops)", too_long, op_cap(dag))
             : fmt::format("the lowest peak TW-Remat reached is {} bytes (leaf size {}, tree width {})", lowest,
                           lowest_leaf, td.width());
     plan.note = cut ? fmt::format("time limit of {} s reached before a plan fit; {}", opt.time_limit, reached)
-                    : fmt::format("no plan fits {} bytes{}: {}", budget,
+                    : fmt::format("found no plan within {} bytes{}: {}", budget,
                                   opt.save_budget ? fmt::format(" with {} bytes at the loss", *opt.save_budget) : "",
                                   reached);
     return plan;
