@@ -12,7 +12,7 @@ from torch.autograd.function import once_differentiable
 
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
-from .tracing import as_inputs, capture, check_model, layout, preserved
+from .tracing import as_inputs, capture, check_model, layout, preserved, split_inputs
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
 
@@ -100,36 +100,80 @@ class _Runner:
 
 
 class HiRemate(torch.nn.Module):
-    """`model` planned for training under `budget` activation bytes.
+    """A module that trains `model` under a memory budget: traced, profiled and planned once here,
+    then every training-mode forward and backward runs the plan.
 
-    budget: bytes (int), a fraction of the keep-all activation peak (float, 0.5), or a string:
-      "1.5GiB", "800MB", "50%", "0.5". Activations exclude the parameters, their gradients and the
-      inputs (as in HiRemate).
-    solver: "hiremate" (the hierarchical planner, default), "hilp", "checkmate", "rotor", "rockmate",
-      "twremat", "autograd", "recompute_all" (as `hiremate solve --solver`).
-    time_limit: the solver's wall-clock limit in seconds (None: 60).
-    profile_runs: timed runs per distinct node when profiling (the trimmed mean is kept).
+    Args:
+        model (torch.nn.Module): the model. Its forward takes tensors and returns the loss (a tensor),
+            an output tensor whose loss you compute outside, a dict or ``ModelOutput`` with a ``loss``
+            entry (Hugging Face style), or anything ``output_to_loss`` picks a tensor from.
+        sample_inputs (Tensor, tuple of Tensors or dict of Tensors): forward's arguments for the trace:
+            positional (a tensor or a tuple) or keyword (a dict: ``model(**sample_inputs)``). The plan is
+            specialised to their shapes and dtypes. CPU tensors that do not require grad.
+        budget (int, float or str): activation memory: bytes (``int``), a fraction of the keep-all
+            activation peak (``float`` in (0, 1], ``0.5``) or a string as on the command line
+            (``"1.5GiB"``, ``"800MB"``, ``"1.5gb"``, ``"50%"``, ``"0.5"``). Activations exclude the
+            parameters, their gradients and the inputs (as in HiRemate).
+        solver (str): ``"hiremate"`` (the hierarchical planner, default), ``"hilp"``, ``"checkmate"``,
+            ``"dagremat"``, ``"rotor"``, ``"rockmate"``, ``"twremat"``, ``"autograd"`` (keep
+            everything) or ``"recompute_all"``, as ``hiremate solve --solver``.
+        time_limit (float, optional): the solver's wall-clock limit in seconds (``None``: 60).
 
-    The model's forward must take tensors and return one tensor: the loss, or an output whose loss
-    you compute outside. Inputs must have the sample's shapes and dtypes (the trace is specialised
-    to them). CPU only."""
+    Keyword Args:
+        output_to_loss (callable, optional): ``output -> tensor``: the tensor to train on in what
+            forward returns (``lambda out: out[0]`` for a tuple). Default: the output itself when it
+            is a tensor, else its ``loss`` entry or attribute.
+        profile_runs (int): timed runs per distinct node when profiling (the trimmed mean is kept).
+        check_trace (bool): trace forward again on two probe inputs of the sample's shapes and refuse
+            the model when it takes another path (Python control flow on tensor values, which a
+            trace freezes). Default: ``True``.
 
-    def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, profile_runs=5,
-                 _plan_file=None):
+    Returns from forward:
+        In training mode with grad enabled: the loss tensor where forward returns a tensor or
+        ``output_to_loss`` picks it; for a dict or ``ModelOutput``, an object of the same type holding
+        only ``loss`` (the other entries are activations the plan frees). In eval mode or under
+        ``torch.no_grad()``: whatever ``model`` returns.
+
+    Raises:
+        UntraceableModelError: torch.jit.trace fails, forward's path depends on the input values,
+            the trace has TorchScript control flow, or there is no single tensor to train on.
+        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad.
+        InfeasibleBudgetError: no plan fits the budget within the time limit.
+        InputMismatchError: (from forward) inputs of other shapes, dtypes or keywords than the sample.
+        HiremateError: backward() out of order; anything else inside hiremate (a bug).
+
+    Example::
+
+        wrapped = hiremate.HiRemate(model, (x, y), budget="50%")
+        loss = wrapped(x, y)
+        loss.backward()
+        optimizer.step()
+    """
+
+    def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, output_to_loss=None,
+                 profile_runs=5, check_trace=True):
         super().__init__()
+        self._build(model, sample_inputs, output_to_loss, check_trace,
+                    lambda session: session.plan(budget_text(budget), str(solver),
+                                                 float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)),
+                    profile_runs=int(profile_runs))
+
+    def _build(self, model, sample_inputs, output_to_loss, check_trace, make_plan, profile_runs=None):
+        """Traces and captures `model`, then profiles (unless profile_runs is None) and plans with
+        make_plan(session)."""
         check_model(model)
+        if output_to_loss is not None and not callable(output_to_loss):
+            raise BadInputError(f"output_to_loss must be a callable (output -> loss tensor), not "
+                                f"{type(output_to_loss).__name__}")
         self.module = model
-        inputs = as_inputs(sample_inputs)
+        inputs, self._n_positional, self._keywords = split_inputs(sample_inputs)
         self._layout = layout(inputs)
         with preserved(model):
-            session = capture(model, inputs)
-            if _plan_file is None:
-                session.profile(int(profile_runs))
-                session.plan(budget_text(budget), str(solver),
-                             float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
-            else:
-                with open(_plan_file) as f:
-                    session.load(f.read(), str(_plan_file))
+            session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords, output_to_loss,
+                                                 check=check_trace)
+            if profile_runs is not None:
+                session.profile(profile_runs)
+            make_plan(session)
         self._runner = _Runner(session, self._match_parameters(session))
         self._batch_norms = batch_norms(model)
         self._param_ptrs = [p.data_ptr() for p in self._runner.params]
@@ -137,10 +181,26 @@ class HiRemate(torch.nn.Module):
         self.plan = PlanInfo.from_summary(session.summary())
 
     @classmethod
-    def load_plan(cls, model, sample_inputs, path):
-        """A HiRemate module from a plan saved by save_plan(): no profiling, no planning. The plan
-        must have been made for the same model code, parameter shapes and input shapes."""
-        return cls(model, sample_inputs, budget=None, _plan_file=path)
+    def load_plan(cls, model, sample_inputs, path, *, output_to_loss=None, check_trace=True):
+        """A HiRemate module from a plan saved by :meth:`save_plan`: no profiling, no planning.
+
+        Args:
+            model, sample_inputs, output_to_loss, check_trace: as for :class:`HiRemate`.
+            path (str): the file save_plan() wrote.
+
+        Raises:
+            BadInputError: the plan was made for another model code, parameter shapes or input
+                shapes, or the file is not a plan.
+        """
+        self = cls.__new__(cls)
+        torch.nn.Module.__init__(self)
+
+        def load(session):
+            with open(path) as f:
+                session.load(f.read(), str(path))
+
+        self._build(model, sample_inputs, output_to_loss, check_trace, load)
+        return self
 
     def save_plan(self, path):
         """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""
@@ -161,19 +221,36 @@ class HiRemate(torch.nn.Module):
         """The plan's schedule (hiremate's schedule JSON, for `hiremate simulate`)."""
         return self._runner.session.schedule_json()
 
-    def forward(self, *inputs):
+    def forward(self, *inputs, **kwargs):
+        """Runs the plan's forward half (training mode with grad enabled) or the model itself.
+
+        Args: forward's arguments, positional and keyword, as in the sample.
+
+        Raises:
+            InputMismatchError: inputs of other shapes, dtypes or keywords than the sample.
+            BadInputError: inputs that require grad; the model's parameters replaced after wrapping.
+        """
         if not self.training or not torch.is_grad_enabled():
-            return self.module(*inputs)
-        inputs = as_inputs(inputs, "inputs")
+            return self.module(*inputs, **kwargs)
+        if len(inputs) != self._n_positional or set(kwargs) != set(self._keywords):
+            raise InputMismatchError(
+                f"{len(inputs)} inputs and the keywords {sorted(kwargs)}, but the plan was made for "
+                f"{self._n_positional} inputs and the keywords {sorted(self._keywords)} (the sample's): call it as "
+                "with the sample")
+        inputs = as_inputs(tuple(inputs) + tuple(kwargs[k] for k in self._keywords), "inputs")
         got = layout(inputs)
         if got != self._layout:
-            diff = [f"input {k}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
-                    for k, (g, s) in enumerate(zip(got, self._layout)) if g != s]
-            if len(got) != len(self._layout):
-                diff = [f"{len(got)} inputs (sample {len(self._layout)})"]
+            names = [f"input {k}" for k in range(self._n_positional)] + [f"input {k!r}" for k in self._keywords]
+            diff = [f"{n}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
+                    for n, g, s in zip(names, got, self._layout) if g != s]
+            hint = ""
+            if all(len(g[0]) == len(s[0]) and g[0][1:] == s[0][1:] and g[1] == s[1] and g[0][:1] < s[0][:1]
+                   for g, s in zip(got, self._layout) if g != s):
+                hint = (" (a smaller last batch? DataLoader(..., drop_last=True) drops it, or run it with "
+                        "the model itself)")
             raise InputMismatchError("the plan was made for the sample's shapes and dtypes: " + "; ".join(diff) +
-                                     ". Give inputs shaped as the sample, or wrap the model again with a sample "
-                                     "of the new shapes")
+                                     hint + ". Give inputs shaped as the sample, or wrap the model again with a "
+                                     "sample of the new shapes")
         if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
             raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
                                 "p.data = ...): the plan runs on the old tensors. Wrap the model again")
@@ -182,7 +259,7 @@ class HiRemate(torch.nn.Module):
             for bn in self._batch_norms:  # as the module's own forward counts its training batches
                 if bn.training and bn.track_running_stats:
                     bn.num_batches_tracked.add_(1)
-        return out
+        return self._output_kind.wrap(out)
 
     def extra_repr(self):
         p = self.plan

@@ -24,7 +24,7 @@ class Guide(unittest.TestCase):
                              timeout=240)
         self.assertEqual(run.returncode, 0, run.stderr)
         out = run.stdout
-        budget = int(re.search(r"^budget +(\d+) ", out, re.M).group(1))
+        budget = int(re.search(r"^budget +([\d,]+) ", out, re.M).group(1).replace(",", ""))
         peaks = [int(p.replace(",", "")) for p in re.findall(r"^step \d+: loss [\d.]+, measured peak ([\d,]+) B", out, re.M)]
         self.assertEqual(len(peaks), 10, out)
         self.assertTrue(all(p <= budget for p in peaks), f"budget {budget}, peaks {peaks}")
