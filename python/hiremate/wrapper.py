@@ -7,6 +7,8 @@ loss.backward(), seeds the output's gradient, runs the rest of the plan and adds
 gradient into its .grad, as AccumulateGrad does. The wrapper shares the model's parameters (it holds
 the model as `.module`), so optimizers built on either see the same tensors. In eval mode or under
 torch.no_grad() it runs the original module."""
+import threading
+
 import torch
 from torch.autograd.function import once_differentiable
 
@@ -15,6 +17,11 @@ from .plan import PlanInfo
 from .tracing import as_inputs, capture, check_model, layout, preserved, split_inputs
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
+
+# The plan file HiRemate.load_plan() is building from, for __init__ (not an argument: no private
+# parameter in the public signature).
+_loading = threading.local()
+_loading.path = None
 
 
 def budget_text(budget):
@@ -153,14 +160,6 @@ class HiRemate(torch.nn.Module):
     def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, output_to_loss=None,
                  profile_runs=5, check_trace=True):
         super().__init__()
-        self._build(model, sample_inputs, output_to_loss, check_trace,
-                    lambda session: session.plan(budget_text(budget), str(solver),
-                                                 float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)),
-                    profile_runs=int(profile_runs))
-
-    def _build(self, model, sample_inputs, output_to_loss, check_trace, make_plan, profile_runs=None):
-        """Traces and captures `model`, then profiles (unless profile_runs is None) and plans with
-        make_plan(session)."""
         check_model(model)
         if output_to_loss is not None and not callable(output_to_loss):
             raise BadInputError(f"output_to_loss must be a callable (output -> loss tensor), not "
@@ -168,12 +167,17 @@ class HiRemate(torch.nn.Module):
         self.module = model
         inputs, self._n_positional, self._keywords = split_inputs(sample_inputs)
         self._layout = layout(inputs)
+        plan_file = _loading.path  # set by load_plan()
         with preserved(model):
             session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords, output_to_loss,
                                                  check=check_trace)
-            if profile_runs is not None:
-                session.profile(profile_runs)
-            make_plan(session)
+            if plan_file is None:
+                session.profile(int(profile_runs))
+                session.plan(budget_text(budget), str(solver),
+                             float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+            else:
+                with open(plan_file) as f:
+                    session.load(f.read(), str(plan_file))
         self._runner = _Runner(session, self._match_parameters(session))
         self._batch_norms = batch_norms(model)
         self._param_ptrs = [p.data_ptr() for p in self._runner.params]
@@ -192,15 +196,11 @@ class HiRemate(torch.nn.Module):
             BadInputError: the plan was made for another model code, parameter shapes or input
                 shapes, or the file is not a plan.
         """
-        self = cls.__new__(cls)
-        torch.nn.Module.__init__(self)
-
-        def load(session):
-            with open(path) as f:
-                session.load(f.read(), str(path))
-
-        self._build(model, sample_inputs, output_to_loss, check_trace, load)
-        return self
+        _loading.path = path
+        try:
+            return cls(model, sample_inputs, budget=None, output_to_loss=output_to_loss, check_trace=check_trace)
+        finally:
+            _loading.path = None
 
     def save_plan(self, path):
         """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""
