@@ -21,8 +21,9 @@ from .errors import (BadInputError, HiremateError, InfeasibleBudgetError, InputM
                      UntraceableModelError)
 from .memory import measure
 from .plan import PlanInfo
+from .plot import plot_memory
 from .profile import ProfiledGraph, profile
 from .wrapper import HiRemate
 
-__all__ = ["HiRemate", "PlanInfo", "profile", "ProfiledGraph", "measure", "HiremateError", "BadInputError",
+__all__ = ["HiRemate", "PlanInfo", "plot_memory", "profile", "ProfiledGraph", "measure", "HiremateError", "BadInputError",
            "UntraceableModelError", "InputMismatchError", "InfeasibleBudgetError"]

@@ -191,6 +191,26 @@ class ControlFlow(unittest.TestCase):
         hiremate.HiRemate(ShapeLogic(), (x, y), 1.0, solver="autograd", profile_runs=1)
 
 
+class Picture(unittest.TestCase):
+    def test_plot_memory_draws_the_plan(self):
+        import os
+        import tempfile
+        from test_wrapper import Net
+        torch.manual_seed(1)
+        x = torch.randn(16, 32)
+        wrapped = hiremate.HiRemate(Net(), x, "60%", solver="rotor", profile_runs=1)
+        self.assertGreater(wrapped.plan.recomputations, 0)
+        points = wrapped._runner.session.timeline()
+        self.assertEqual(max(d for d, _, _ in points) - wrapped.plan.input_bytes, wrapped.plan.simulated_peak)
+        self.assertEqual(sum(r for _, _, r in points), wrapped.plan.recomputations)
+        with tempfile.TemporaryDirectory() as d:
+            path = hiremate.plot_memory(wrapped, os.path.join(d, "timeline.png"))
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(4), b"\x89PNG")
+        with self.assertRaisesRegex(hiremate.BadInputError, "HiRemate module"):
+            hiremate.plot_memory(Net(), "x.png")
+
+
 class Package(unittest.TestCase):
     def test_version(self):
         self.assertRegex(hiremate.__version__, r"^\d+\.\d+\.\d+$")
