@@ -30,6 +30,9 @@ class Guide(unittest.TestCase):
         self.assertTrue(all(p <= budget for p in peaks), f"budget {budget}, peaks {peaks}")
         plain = int(re.search(r"^plain PyTorch: measured peak ([\d,]+) B", out, re.M).group(1).replace(",", ""))
         self.assertGreater(plain, budget)
+        picture = re.search(r"^memory timeline: (\S+)$", out, re.M).group(1)  # the plan drawn
+        with open(picture, "rb") as f:
+            self.assertEqual(f.read(4), b"\x89PNG")
 
         shown = blocks(guide, "text")
         self.assertTrue(shown and "step 9: loss" in shown[0] and "H-ILP by level" in shown[0],
