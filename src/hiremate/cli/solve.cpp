@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
+#include "hiremate/cli/progress.h"
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
 #include "hiremate/schedule/schedule_json.h"
@@ -58,7 +59,11 @@ Runner add_solve(CLI::App& app) {
     int64_t budget = parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     auto solver = make_solver(a->solver);
-    Plan plan = solve_checked(*solver, g, budget, a->options);
+    Plan plan = [&] {
+      // -v has the solver's own log on stderr: no status line between its lines.
+      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose);
+      return solve_checked(*solver, g, budget, a->options);
+    }();
     bool ok = plan.has_schedule;
     double overhead = ok && b.time > 0 ? 100.0 * (plan.sim.time - b.time) / b.time : 0.0;
     std::optional<double> gap;
