@@ -14,6 +14,7 @@ from torch.autograd.function import once_differentiable
 
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
+from .progress import phase
 from .tracing import as_inputs, capture, check_model, layout, preserved, split_inputs
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
@@ -131,6 +132,8 @@ class HiRemate(torch.nn.Module):
             forward returns (``lambda out: out[0]`` for a tuple). Default: the output itself when it
             is a tensor, else its ``loss`` entry or attribute.
         profile_runs (int): timed runs per distinct node when profiling (the trimmed mean is kept).
+        verbose (bool): print each phase (tracing, profiling, planning) on stderr as it runs, with
+            the seconds elapsed. Default: ``False``.
         check_trace (bool): trace forward again on two probe inputs of the sample's shapes and refuse
             the model when it takes another path (Python control flow on tensor values, which a
             trace freezes). Default: ``True``.
@@ -158,7 +161,7 @@ class HiRemate(torch.nn.Module):
     """
 
     def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, output_to_loss=None,
-                 profile_runs=5, check_trace=True):
+                 profile_runs=5, check_trace=True, verbose=False):
         super().__init__()
         check_model(model)
         if output_to_loss is not None and not callable(output_to_loss):
@@ -169,12 +172,15 @@ class HiRemate(torch.nn.Module):
         self._layout = layout(inputs)
         plan_file = _loading.path  # set by load_plan()
         with preserved(model):
-            session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords, output_to_loss,
-                                                 check=check_trace)
+            with phase(f"tracing and capturing {type(model).__name__}", enabled=verbose):
+                session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords,
+                                                     output_to_loss, check=check_trace)
             if plan_file is None:
-                session.profile(int(profile_runs))
-                session.plan(budget_text(budget), str(solver),
-                             float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+                limit = float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+                with phase("profiling", enabled=verbose):
+                    session.profile(int(profile_runs))
+                with phase(f"planning with {solver} under {budget}", limit, enabled=verbose):
+                    session.plan(budget_text(budget), str(solver), limit)
             else:
                 with open(plan_file) as f:
                     session.load(f.read(), str(plan_file))

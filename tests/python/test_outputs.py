@@ -211,6 +211,25 @@ class Picture(unittest.TestCase):
             hiremate.plot_memory(Net(), "x.png")
 
 
+class Verbose(unittest.TestCase):
+    def test_verbose_prints_the_phases_on_stderr(self):
+        import contextlib
+        import io
+        x, y = sample()
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            hiremate.HiRemate(MLP(), (x, y), 1.0, solver="autograd", profile_runs=1, verbose=True)
+        text = err.getvalue()
+        for phase in ("tracing and capturing MLP...", "profiling...", "planning with autograd under 1.0..."):
+            self.assertIn("hiremate: " + phase, text)
+        self.assertRegex(text, r"hiremate: planning with autograd under 1.0: \d+\.\d s")
+        self.assertNotIn("\r", text)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            hiremate.HiRemate(MLP(), (x, y), 1.0, solver="autograd", profile_runs=1)
+        self.assertEqual(err.getvalue(), "")
+
+
 class Package(unittest.TestCase):
     def test_version(self):
         self.assertRegex(hiremate.__version__, r"^\d+\.\d+\.\d+$")
