@@ -252,13 +252,13 @@ def trace(model, inputs, n_positional=None, keywords=(), output_to_loss=None, ch
                     "and the plan would silently compute something else for other inputs. Make the path "
                     "independent of the values (torch.where instead of `if`), or pass check_trace=False if the "
                     "values you train on always take the sample's path")
-        except Exception as e:  # noqa: BLE001
-            refusal = UntraceableModelError(
-                f"{name}.forward fails on an input of the sample's shapes with other values ({_first_line(e)})"
-                f"{first}; its control flow depends on the input's values, which a trace freezes. Make forward's "
-                "path independent of the values (torch.where instead of `if`), or pass check_trace=False if the "
-                "values you train on always take the sample's path")
-            refusal.__cause__ = e
+        except Exception as e:  # noqa: BLE001  (values the model cannot take, not a different path)
+            warnings.warn(
+                f"hiremate could not check {name}.forward for control flow on input values: it fails on a probe "
+                f"input of the sample's shapes with other values ({_first_line(e)}). A branch on values would be "
+                "frozen at the sample's; check_trace=False skips this check", torch.jit.TracerWarning,
+                stacklevel=_outside_the_package())
+            continue
         if refusal is not None:
             for w in tracer:  # the lines that convert tensors to Python values: where to look
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

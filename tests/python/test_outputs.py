@@ -170,6 +170,21 @@ class ControlFlow(unittest.TestCase):
         self.assertTrue(any(issubclass(w.category, torch.jit.TracerWarning) for w in caught),
                         [str(w.message) for w in caught])
 
+    def test_a_forward_that_refuses_the_probes_is_warned_about_not_refused(self):
+        class NonNegative(MLP):
+            def forward(self, x, y):
+                if not bool((x >= 0).all()):
+                    raise ValueError("x must be non-negative")
+                return super().forward(x, y)
+
+        x, y = sample()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            hiremate.HiRemate(NonNegative(), (x.abs(), y), 1.0, solver="autograd", profile_runs=1)
+        self.assertTrue(any("could not check NonNegative.forward" in str(w.message) and
+                            "x must be non-negative" in str(w.message) for w in caught),
+                        [str(w.message) for w in caught])
+
     def test_check_trace_false_lets_the_user_decide(self):
         x, y = sample()
         x = x.abs() + 0.1
