@@ -22,7 +22,6 @@ DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command l
 # The plan file HiRemate.load_plan() is building from, for __init__ (not an argument: no private
 # parameter in the public signature).
 _loading = threading.local()
-_loading.path = None
 
 
 def budget_text(budget):
@@ -170,7 +169,7 @@ class HiRemate(torch.nn.Module):
         self.module = model
         inputs, self._n_positional, self._keywords = split_inputs(sample_inputs)
         self._layout = layout(inputs)
-        plan_file = _loading.path  # set by load_plan()
+        plan_file = getattr(_loading, "path", None)  # set by load_plan(), in this thread
         with preserved(model):
             with phase(f"tracing and capturing {type(model).__name__}", enabled=verbose):
                 session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords,

@@ -246,6 +246,16 @@ class Verbose(unittest.TestCase):
 
 
 class Package(unittest.TestCase):
+    def test_wrapping_in_another_thread(self):
+        import threading
+        x, y = sample()
+        result = []
+        thread = threading.Thread(target=lambda: result.append(
+            hiremate.HiRemate(MLP(), (x, y), 1.0, solver="autograd", profile_runs=1)))
+        thread.start()
+        thread.join()
+        self.assertEqual(len(result), 1)
+
     def test_version(self):
         self.assertRegex(hiremate.__version__, r"^\d+\.\d+\.\d+$")
 
