@@ -52,10 +52,10 @@ class PlanInfo:
         how = "loaded from a plan file" if self.loaded else (
             f"planned in {self.solve_seconds:.1f} s after {self.profile_seconds:.1f} s of profiling")
         lines = [f"HiRemate plan: solver {self.solver} ({self.status}), {how}; {self.compute_nodes} compute nodes",
-                 f"{'activations':<18}{'bytes':>12}{'':>12} {'keep-all':>8}"]
+                 f"{'activations':<18}{'bytes':>13}{'':>12} {'keep-all':>8}"]
         for name, b in (("keep-all (sim.)", self.keep_all_peak), ("budget", self.budget),
                         ("simulated peak", self.simulated_peak), ("at the loss", self.bytes_at_loss)):
-            lines.append(f"{name:<18}{b:>12}{format_bytes(b):>12} {pct(b):>8}")
+            lines.append(f"{name:<18}{b:>13,}{format_bytes(b):>12} {pct(b):>8}")
         lines.append(f"step time (sim.)  {self.simulated_time * 1e3:.2f} ms against {self.keep_all_time * 1e3:.2f} ms "
                      f"keep-all: {100 * self.predicted_overhead:+.1f} % predicted, {self.recomputations} recomputations")
         lines.append(f"(parameters, their gradients and the inputs ({format_bytes(self.input_bytes)}) are outside "

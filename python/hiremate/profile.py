@@ -1,7 +1,7 @@
 """hiremate.profile(model, inputs): the measured training graph, as `hiremate profile` makes it."""
 import json
 
-from .tracing import as_inputs, capture, check_model, preserved
+from .tracing import capture, check_model, preserved, split_inputs
 
 
 class ProfiledGraph:
@@ -32,12 +32,21 @@ class ProfiledGraph:
                 f"activation peak {self.keep_all_peak} B, step {self.keep_all_time * 1e3:.2f} ms)")
 
 
-def profile(model, inputs, runs=5):
+def profile(model, inputs, runs=5, *, output_to_loss=None, check_trace=True):
     """Traces `model` on `inputs`, captures and measures it (each distinct node `runs` times: the
-    trimmed mean); returns its ProfiledGraph. The module's buffers and the RNG are left as they were."""
+    trimmed mean); returns its ProfiledGraph. The module's buffers and the RNG are left as they were.
+
+    Args:
+        model (torch.nn.Module), inputs (Tensor, tuple or dict of Tensors), output_to_loss,
+        check_trace: as for :class:`hiremate.HiRemate`.
+        runs (int): timed runs per distinct node.
+
+    Raises:
+        UntraceableModelError, BadInputError: as :class:`hiremate.HiRemate`.
+    """
     check_model(model)
-    inputs = as_inputs(inputs, "inputs")
+    flat, n_positional, keywords = split_inputs(inputs, "inputs")
     with preserved(model):
-        session = capture(model, inputs)
+        session, _ = capture(model, flat, n_positional, keywords, output_to_loss, check=check_trace)
         session.profile(runs)
     return ProfiledGraph(session.graph_json(), session.profile_info(), session.baseline())

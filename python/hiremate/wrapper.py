@@ -7,15 +7,22 @@ loss.backward(), seeds the output's gradient, runs the rest of the plan and adds
 gradient into its .grad, as AccumulateGrad does. The wrapper shares the model's parameters (it holds
 the model as `.module`), so optimizers built on either see the same tensors. In eval mode or under
 torch.no_grad() it runs the original module."""
+import threading
+
 import torch
 from torch.autograd.function import once_differentiable
 
 from . import errors
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
-from .tracing import as_inputs, capture, check_model, layout, preserved
+from .progress import phase
+from .tracing import as_inputs, capture, check_model, layout, preserved, split_inputs
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
+
+# The plan file HiRemate.load_plan() is building from, for __init__ (not an argument: no private
+# parameter in the public signature).
+_loading = threading.local()
 
 
 def budget_text(budget):
@@ -131,49 +138,99 @@ class _Runner:
 
 
 class HiRemate(torch.nn.Module):
-    """`model` planned for training under `budget` activation bytes.
+    """A module that trains `model` under a memory budget: traced, profiled and planned once here,
+    then every training-mode forward and backward runs the plan.
 
-    budget: bytes (int), a fraction of the keep-all activation peak (float, 0.5), or a string:
-      "1.5GiB", "800MB", "50%", "0.5". Activations exclude the parameters, their gradients and the
-      inputs (as in HiRemate).
-    solver: "hiremate" (the hierarchical planner, default), "hilp", "checkmate", "rotor", "rockmate",
-      "twremat", "autograd", "recompute_all" (as `hiremate solve --solver`).
-    time_limit: the solver's wall-clock limit in seconds (None: 60).
-    profile_runs: timed runs per distinct node when profiling (the trimmed mean is kept).
-    process_group: under torch.distributed (initialized before wrapping), the group whose ranks
-      must run one plan: its first rank profiles and plans, the others receive that plan (None: the
-      default group; ignored when torch.distributed is not initialized).
+    Args:
+        model (torch.nn.Module): the model. Its forward takes tensors and returns the loss (a tensor),
+            an output tensor whose loss you compute outside, a dict or ``ModelOutput`` with a ``loss``
+            entry (Hugging Face style), or anything ``output_to_loss`` picks a tensor from.
+        sample_inputs (Tensor, tuple of Tensors or dict of Tensors): forward's arguments for the trace:
+            positional (a tensor or a tuple) or keyword (a dict: ``model(**sample_inputs)``). The plan is
+            specialised to their shapes and dtypes. CPU tensors that do not require grad.
+        budget (int, float or str): activation memory: bytes (``int``), a fraction of the keep-all
+            activation peak (``float`` in (0, 1], ``0.5``) or a string as on the command line
+            (``"1.5GiB"``, ``"800MB"``, ``"1.5gb"``, ``"50%"``, ``"0.5"``). Activations exclude the
+            parameters, their gradients and the inputs (as in HiRemate).
+        solver (str): ``"hiremate"`` (the hierarchical planner, default), ``"hilp"``, ``"checkmate"``,
+            ``"dagremat"``, ``"rotor"``, ``"rockmate"``, ``"twremat"``, ``"autograd"`` (keep
+            everything) or ``"recompute_all"``, as ``hiremate solve --solver``.
+        time_limit (float, optional): the solver's wall-clock limit in seconds (``None``: 60).
+
+    Keyword Args:
+        output_to_loss (callable, optional): ``output -> tensor``: the tensor to train on in what
+            forward returns (``lambda out: out[0]`` for a tuple). Default: the output itself when it
+            is a tensor, else its ``loss`` entry or attribute.
+        profile_runs (int): timed runs per distinct node when profiling (the trimmed mean is kept).
+        verbose (bool): print each phase (tracing, profiling, planning) on stderr as it runs, with
+            the seconds elapsed. Default: ``False``.
+        check_trace (bool): trace forward again on two probe inputs of the sample's shapes and refuse
+            the model when it takes another path (Python control flow on tensor values, which a
+            trace freezes). Default: ``True``.
+        process_group (ProcessGroup, optional): under torch.distributed (initialized before wrapping),
+            the group whose ranks must run one plan: its first rank profiles and plans, the others
+            receive that plan. Default: the whole world; ignored without torch.distributed.
 
     Parameter gradients go through each parameter's own AccumulateGrad, as in plain PyTorch, so
-    .grad accumulation, hooks on parameters and DistributedDataParallel behave as without the
-    wrapper. torch.autocast is refused (the plan is measured in the model's own dtypes).
+    ``.grad`` accumulation, hooks on parameters and DistributedDataParallel behave as without the
+    wrapper. ``torch.autocast`` is refused (the plan is measured in the model's own dtypes).
 
-    The model's forward must take tensors and return one tensor: the loss, or an output whose loss
-    you compute outside. Inputs must have the sample's shapes and dtypes (the trace is specialised
-    to them). CPU only."""
+    Returns from forward:
+        In training mode with grad enabled: the loss tensor where forward returns a tensor or
+        ``output_to_loss`` picks it; for a dict or ``ModelOutput``, an object of the same type holding
+        only ``loss`` (the other entries are activations the plan frees). In eval mode or under
+        ``torch.no_grad()``: whatever ``model`` returns.
 
-    def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, profile_runs=5,
-                 process_group=None, _plan_file=None):
+    Raises:
+        UntraceableModelError: torch.jit.trace fails, forward's path depends on the input values,
+            the trace has TorchScript control flow, or there is no single tensor to train on.
+        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad.
+        InfeasibleBudgetError: no plan can fit the budget (a proof: below the floor every schedule needs).
+        NoPlanFoundError: the solver found no plan within its time limit (a larger budget, a longer
+            time_limit or another solver may find one).
+        BadInputError: (from forward) under torch.autocast.
+        InputMismatchError: (from forward) inputs of other shapes, dtypes or keywords than the sample.
+        HiremateError: backward() out of order; anything else inside hiremate (a bug).
+
+    Example::
+
+        wrapped = hiremate.HiRemate(model, (x, y), budget="50%")
+        loss = wrapped(x, y)
+        loss.backward()
+        optimizer.step()
+    """
+
+    def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, output_to_loss=None,
+                 profile_runs=5, check_trace=True, verbose=False, process_group=None):
         super().__init__()
         check_model(model)
+        if output_to_loss is not None and not callable(output_to_loss):
+            raise BadInputError(f"output_to_loss must be a callable (output -> loss tensor), not "
+                                f"{type(output_to_loss).__name__}")
         self.module = model
-        inputs = as_inputs(sample_inputs)
+        inputs, self._n_positional, self._keywords = split_inputs(sample_inputs)
         self._layout = layout(inputs)
+        plan_file = getattr(_loading, "path", None)  # set by load_plan(), in this thread
         with preserved(model):
-            session = capture(model, inputs)
-            if _plan_file is not None:
-                with open(_plan_file) as f:
-                    session.load(f.read(), str(_plan_file))
-            else:
+            with phase(f"tracing and capturing {type(model).__name__}", enabled=verbose):
+                session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords,
+                                                     output_to_loss, check=check_trace)
+            if plan_file is None:
+                limit = float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+
                 def plan():
-                    session.profile(int(profile_runs))
-                    session.plan(budget_text(budget), str(solver),
-                                 float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
+                    with phase("profiling", enabled=verbose):
+                        session.profile(int(profile_runs))
+                    with phase(f"planning with {solver} under {budget}", limit, enabled=verbose):
+                        session.plan(budget_text(budget), str(solver), limit)
                     return session.plan_text()
 
                 text = planned_once(plan, process_group)
                 if text is not None:  # planned on another rank: this rank runs the same schedule
                     session.load(text, "the plan of rank 0")
+            else:
+                with open(plan_file) as f:
+                    session.load(f.read(), str(plan_file))
         self._runner = _Runner(session, self._match_parameters(session))
         self._batch_norms = batch_norms(model)
         self._param_ptrs = [p.data_ptr() for p in self._runner.params]
@@ -181,10 +238,22 @@ class HiRemate(torch.nn.Module):
         self.plan = PlanInfo.from_summary(session.summary())
 
     @classmethod
-    def load_plan(cls, model, sample_inputs, path):
-        """A HiRemate module from a plan saved by save_plan(): no profiling, no planning. The plan
-        must have been made for the same model code, parameter shapes and input shapes."""
-        return cls(model, sample_inputs, budget=None, _plan_file=path)
+    def load_plan(cls, model, sample_inputs, path, *, output_to_loss=None, check_trace=True):
+        """A HiRemate module from a plan saved by :meth:`save_plan`: no profiling, no planning.
+
+        Args:
+            model, sample_inputs, output_to_loss, check_trace: as for :class:`HiRemate`.
+            path (str): the file save_plan() wrote.
+
+        Raises:
+            BadInputError: the plan was made for another model code, parameter shapes or input
+                shapes, or the file is not a plan.
+        """
+        _loading.path = path
+        try:
+            return cls(model, sample_inputs, budget=None, output_to_loss=output_to_loss, check_trace=check_trace)
+        finally:
+            _loading.path = None
 
     def save_plan(self, path):
         """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""
@@ -205,23 +274,40 @@ class HiRemate(torch.nn.Module):
         """The plan's schedule (hiremate's schedule JSON, for `hiremate simulate`)."""
         return self._runner.session.schedule_json()
 
-    def forward(self, *inputs):
+    def forward(self, *inputs, **kwargs):
+        """Runs the plan's forward half (training mode with grad enabled) or the model itself.
+
+        Args: forward's arguments, positional and keyword, as in the sample.
+
+        Raises:
+            InputMismatchError: inputs of other shapes, dtypes or keywords than the sample.
+            BadInputError: inputs that require grad; the model's parameters replaced after wrapping.
+        """
         if not self.training or not torch.is_grad_enabled():
-            return self.module(*inputs)
+            return self.module(*inputs, **kwargs)
         if torch.is_autocast_enabled() or torch.is_autocast_cpu_enabled():
             raise BadInputError("HiRemate does not run under torch.autocast: the plan's bytes and times were measured "
                                 "in the model's own dtypes, and autocast would change them. Cast the model instead "
                                 "(model.to(torch.bfloat16)) before wrapping it, or train without autocast")
-        inputs = as_inputs(inputs, "inputs")
+        if len(inputs) != self._n_positional or set(kwargs) != set(self._keywords):
+            raise InputMismatchError(
+                f"{len(inputs)} inputs and the keywords {sorted(kwargs)}, but the plan was made for "
+                f"{self._n_positional} inputs and the keywords {sorted(self._keywords)} (the sample's): call it as "
+                "with the sample")
+        inputs = as_inputs(tuple(inputs) + tuple(kwargs[k] for k in self._keywords), "inputs")
         got = layout(inputs)
         if got != self._layout:
-            diff = [f"input {k}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
-                    for k, (g, s) in enumerate(zip(got, self._layout)) if g != s]
-            if len(got) != len(self._layout):
-                diff = [f"{len(got)} inputs (sample {len(self._layout)})"]
+            names = [f"input {k}" for k in range(self._n_positional)] + [f"input {k!r}" for k in self._keywords]
+            diff = [f"{n}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
+                    for n, g, s in zip(names, got, self._layout) if g != s]
+            hint = ""
+            if all(len(g[0]) == len(s[0]) and g[0][1:] == s[0][1:] and g[1] == s[1] and g[0][:1] < s[0][:1]
+                   for g, s in zip(got, self._layout) if g != s):
+                hint = (" (a smaller last batch? DataLoader(..., drop_last=True) drops it, or run it with "
+                        "the model itself)")
             raise InputMismatchError("the plan was made for the sample's shapes and dtypes: " + "; ".join(diff) +
-                                     ". Give inputs shaped as the sample, or wrap the model again with a sample "
-                                     "of the new shapes")
+                                     hint + ". Give inputs shaped as the sample, or wrap the model again with a "
+                                     "sample of the new shapes")
         if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
             raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
                                 "p.data = ...): the plan runs on the old tensors. Wrap the model again")
@@ -231,7 +317,7 @@ class HiRemate(torch.nn.Module):
             for bn in self._batch_norms:  # as the module's own forward counts its training batches
                 if bn.training and bn.track_running_stats:
                     bn.num_batches_tracked.add_(1)
-        return out
+        return self._output_kind.wrap(out)
 
     def extra_repr(self):
         p = self.plan

@@ -9,12 +9,15 @@
 #include <torch/extension.h>
 
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/io/graph_io.h"
 #include "hiremate/schedule/schedule_json.h"
+#include "hiremate/schedule/simulate.h"
 #include "hiremate/torch/memory_counter.h"
 #include "hiremate/torch/session.h"
 
@@ -156,6 +159,21 @@ PYBIND11_MODULE(_hiremate, m) {
       .def("plan_text", &Session::plan_text)
       .def("graph_json", [](const Session& s) { return hiremate::graph_to_json(s.graph()); })
       .def("schedule_json", [](const Session& s) { return hiremate::schedule_to_string(s.graph(), s.schedule()); })
+      .def("timeline",
+           [](const Session& s) {
+             // Per op of the schedule, as the simulator counts them (inputs included): bytes resident
+             // while it runs and after it, and whether it is a recomputation.
+             const hiremate::Schedule& sched = s.schedule();
+             hiremate::SimResult r = hiremate::simulate(s.graph(), sched);
+             std::vector<std::tuple<int64_t, int64_t, bool>> out;
+             std::set<hiremate::NodeId> computed;
+             for (size_t i = 0; i < r.timeline.size(); ++i) {
+               const auto& op = sched.ops[i];
+               const bool again = op.kind == hiremate::Op::Kind::Compute && !computed.insert(op.node).second;
+               out.emplace_back(r.timeline[i].during, r.timeline[i].after, again);
+             }
+             return out;
+           })
       .def("summary", &summary_dict)
       .def("profile_info", &profile_dict)
       .def_property_readonly("fingerprint", &Session::fingerprint)

@@ -42,6 +42,151 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_TRUE(has(r.err, "/nonexistent/graph.json")) << r.err;
 }
 
+TEST(Cli, UnknownCommandsSayWhichAndSuggestOne) {
+  auto r = run_cli("slove " + kExample);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown command 'slove'; did you mean 'solve'?")) << r.err;
+  r = run_cli("frobnicate");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown command 'frobnicate'")) << r.err;
+  EXPECT_TRUE(has(r.err, "info, simulate, solve")) << r.err;  // no close name: the list
+  r = run_cli("");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "a command is required")) << r.err;
+}
+
+TEST(Cli, HelpIsACommandToo) {
+  auto r = run_cli("help");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "solve")) << r.out;
+  r = run_cli("help solve");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "--budget")) << r.out;
+  r = run_cli("help slove");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "did you mean 'solve'?")) << r.err;
+}
+
+TEST(Cli, UnknownOptionsAreNamedNotHiddenBehindARequiredOne) {
+  auto r = run_cli("solve " + kExample + " --budgt 50%");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown option '--budgt' for 'hiremate solve'; did you mean '--budget'?")) << r.err;
+  EXPECT_FALSE(has(r.err, "is required")) << r.err;
+  r = run_cli("info " + kExample + " --jsn");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unknown option '--jsn' for 'hiremate info'; did you mean '--json'?")) << r.err;
+  r = run_cli("info " + kExample + " extra.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "unexpected argument 'extra.json'")) << r.err;
+}
+
+TEST(Cli, ErrorsAreJsonOnStdoutWithJson) {
+  for (const std::string& args : {std::string("info /nonexistent/graph.json --json"),
+                                  "solve " + kExample + " --budgt 50% --json", std::string("slove --json"),
+                                  "solve " + kExample + " --budget abc --json"}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args;
+    auto j = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << args << ": " << r.out;
+    EXPECT_EQ(j["exit_code"], 2) << args;
+    EXPECT_FALSE(j["error"].get<std::string>().empty()) << args;
+    EXPECT_TRUE(has(r.err, j["error"].get<std::string>())) << r.err;
+  }
+  auto r = run_cli("info /nonexistent/graph.json");  // without --json stdout stays empty
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(Cli, ADirectoryAsTheGraphSaysSo) {
+  auto r = run_cli("info " + std::string(HIREMATE_SOURCE_DIR) + "/examples");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "is a directory")) << r.err;
+}
+
+TEST(Cli, SizeUnitsAreCaseInsensitive) {
+  auto r = run_cli("solve " + kExample + " --budget 1gb --solver autograd --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["budget"], 1000000000);
+  r = run_cli("solve " + kExample + " --budget 64mib --solver autograd --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["budget"], 67108864);
+}
+
+TEST(Cli, ABareSmallIntegerBudgetWarnsThatAPercentageWasMeant) {
+  auto r = run_cli("solve " + kExample + " --budget 50 --solver autograd");
+  EXPECT_EQ(r.code, 3);  // 50 bytes, as written
+  EXPECT_TRUE(has(r.err, "--budget 50 is taken as 50 bytes; did you mean 50%")) << r.err;
+  r = run_cli("solve " + kExample + " --budget 50% --solver autograd");
+  EXPECT_FALSE(has(r.err, "did you mean")) << r.err;
+  r = run_cli("solve " + kExample + " --budget 41688 --solver autograd");
+  EXPECT_FALSE(has(r.err, "did you mean")) << r.err;
+}
+
+TEST(Cli, SolveDefaultsToTheHierarchicalPlanner) {
+  auto r = run_cli("solve --help");
+  EXPECT_TRUE(has(r.out, "default: hiremate")) << r.out;
+  r = run_cli("solve " + kExample + " --budget 80% --time-limit 5 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["solver"], "autograd");
+  EXPECT_EQ(j["valid"], true);
+}
+
+TEST(Cli, LongSolvesPrintAStatusLineInLogs) {
+  const std::string graph = ::testing::TempDir() + "status_" + std::to_string(getpid()) + ".json";
+  ASSERT_EQ(run_cli("generate transformer -n 4 -o " + graph).code, 0);
+  auto r = run_cli("solve " + graph + " --budget 50% --time-limit 7 --json");  // the planner uses most of it
+  ASSERT_EQ(r.code, 0) << r.err;
+  if (nlohmann::json::parse(r.out)["solve_seconds"].get<double>() > 5.2)  // else it ended before the first line
+    EXPECT_TRUE(has(r.err, "hiremate: solving with hiremate: 5 s elapsed of the 7 s limit\n")) << r.err;
+  EXPECT_FALSE(has(r.err, "\r") || has(r.err, "\033")) << r.err;  // stderr is a file: plain lines
+  r = run_cli("solve " + kExample + " --budget 1.0 --solver autograd");  // quick: nothing
+  EXPECT_FALSE(has(r.err, "elapsed")) << r.err;
+}
+
+TEST(Cli, TablesGroupDigitsAndRoundTimes) {
+  auto r = run_cli("info " + kExample);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(run_cli("info " + kExample + " --json").out);
+  const int64_t peak = j["baseline_peak"];
+  std::string grouped = std::to_string(peak);
+  for (int i = static_cast<int>(grouped.size()) - 3; i > 0; i -= 3) grouped.insert(i, ",");
+  EXPECT_TRUE(has(r.out, "baseline peak  " + grouped + " bytes")) << r.out;
+  r = run_cli("solve " + kExample + " --budget 1.0 --solver autograd");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(has(r.out, "e+")) << r.out;
+  EXPECT_TRUE(has(r.out, "solve time     ")) << r.out;
+}
+
+TEST(Cli, SimulateDrawsTheMemoryTimeline) {
+  const std::string base = ::testing::TempDir() + "plot_" + std::to_string(getpid());
+  auto r = run_cli("solve " + kExample + " --budget 80% --solver checkmate --time-limit 10 --schedule-out " + base +
+                   ".json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_cli("simulate " + kExample + " " + base + ".json --plot " + base + ".png --budget 80% --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["valid"]);  // stdout stays JSON
+  EXPECT_TRUE(has(r.err, "memory timeline drawn in " + base + ".png")) << r.err;
+  std::ifstream png(base + ".png", std::ios::binary);
+  char magic[4] = {};
+  png.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  r = run_cli("simulate " + kExample + " " + base + ".json --plot /nonexistent/dir/t.png");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "--plot")) << r.err;
+}
+
+TEST(Cli, GenerateTakesJson) {
+  std::string out = ::testing::TempDir() + "gen_chain_" + std::to_string(getpid()) + ".json";
+  auto r = run_cli("generate chain -n 5 -o " + out + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["file"], out);
+  EXPECT_GT(j["compute_nodes"].get<int>(), 5);
+  r = run_cli("generate chain -n 0 -o " + out);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "expected a positive number, got '0'")) << r.err;
+}
+
 TEST(Cli, BudgetsAndSolversThatDoNotParseExitTwo) {
   for (const char* budget : {"0", "-1", "abc", "1.5", "7XB", "", "nan", "NaN", "inf", "-inf", "-0.5", "0%", "0B",
                              "0.0", "1e3", "1e400", "99999999999999999999", "99999999999TiB", "1.2.3", "0x10",
@@ -72,6 +217,7 @@ TEST(Cli, TimeLimitsThatAreNotPositiveNumbersExitTwo) {
     auto r = run_cli("solve " + kExample + " --budget 1.0 --time-limit " + shell_quote(limit));
     EXPECT_EQ(r.code, 2) << limit << ": " << r.err;
     EXPECT_TRUE(has(r.err, "--time-limit")) << r.err;
+    EXPECT_FALSE(has(r.err, "e+308") || has(r.err, "in range")) << r.err;  // no DBL_MAX range
   }
 }
 
@@ -88,7 +234,7 @@ TEST(Cli, InfeasibleBudgetExitsThree) {
 
 TEST(Cli, SolveWritesAScheduleThatSimulateAccepts) {
   std::string sched = ::testing::TempDir() + "mlp4_schedule_" + std::to_string(getpid()) + ".json";
-  auto r = run_cli("solve " + kExample + " --budget 1.0 --json --schedule-out " + sched);
+  auto r = run_cli("solve " + kExample + " --budget 1.0 --solver autograd --json --schedule-out " + sched);
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["status"], "optimal");

@@ -24,12 +24,15 @@ class Guide(unittest.TestCase):
                              timeout=240)
         self.assertEqual(run.returncode, 0, run.stderr)
         out = run.stdout
-        budget = int(re.search(r"^budget +(\d+) ", out, re.M).group(1))
+        budget = int(re.search(r"^budget +([\d,]+) ", out, re.M).group(1).replace(",", ""))
         peaks = [int(p.replace(",", "")) for p in re.findall(r"^step \d+: loss [\d.]+, measured peak ([\d,]+) B", out, re.M)]
         self.assertEqual(len(peaks), 10, out)
         self.assertTrue(all(p <= budget for p in peaks), f"budget {budget}, peaks {peaks}")
         plain = int(re.search(r"^plain PyTorch: measured peak ([\d,]+) B", out, re.M).group(1).replace(",", ""))
         self.assertGreater(plain, budget)
+        picture = re.search(r"^memory timeline: (\S+)$", out, re.M).group(1)  # the plan drawn
+        with open(picture, "rb") as f:
+            self.assertEqual(f.read(4), b"\x89PNG")
 
         shown = blocks(guide, "text")
         self.assertTrue(shown and "step 9: loss" in shown[0] and "H-ILP by level" in shown[0],

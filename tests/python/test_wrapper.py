@@ -169,7 +169,7 @@ class Wrapper(unittest.TestCase):
         text = wrapped.report()
         self.assertIn("solver hiremate", text)
         self.assertIn("simulated peak", text)
-        self.assertIn(str(wrapped.plan.simulated_peak), text)
+        self.assertIn(f"{wrapped.plan.simulated_peak:,}", text)  # bytes with thousands separators
         self.assertIn("H-ILP by level", text)
         self.assertRegex(text, r"\ntop +1 ")
         flat = self.wrap(pair()[0])

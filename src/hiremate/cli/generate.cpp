@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
 #include "hiremate/common/error.h"
@@ -20,6 +21,7 @@ struct GenerateArgs {
   bool dag = false;
   bool parallel = false;
   uint64_t seed = 1;
+  bool json = false;
 };
 
 }  // namespace
@@ -33,12 +35,13 @@ Runner add_generate(CLI::App& app) {
   cmd->add_option("-n,--size", a->size,
                   "chain: ops; unet: levels; transformer and encoder_decoder: layers; random: ops (default: the "
                   "generator's)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--convs", a->convs, "unet: convolutions per level (default: 2)")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  cmd->add_option("--convs", a->convs, "unet: convolutions per level (default: 2)")->check(positive_number());
   cmd->add_flag("--dag", a->dag, "a generic DAG (Checkmate's model) instead of a training graph");
   cmd->add_flag("--parallel", a->parallel, "transformer: parallel attention and MLP (GPT-J style)");
   cmd->add_option("--seed", a->seed, "random: the seed (default: 1)");
   cmd->add_option("-o,--output", a->out, "the graph file to write (hiremate JSON)")->required();
+  cmd->add_flag("--json", a->json, "print what was written as JSON on stdout (file, kind, node counts)");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     generate::BuildOptions bo;
@@ -65,6 +68,16 @@ Runner add_generate(CLI::App& app) {
       g = a->kind == "transformer" ? generate::transformer(p, bo) : generate::encoder_decoder(p, bo);
     }
     save_graph(g, a->out);
+    if (a->json) {
+      nlohmann::ordered_json out;
+      out["file"] = a->out;
+      out["kind"] = a->kind;
+      out["type"] = g.is_training() ? "training" : "generic";
+      out["compute_nodes"] = g.compute.size();
+      out["data_nodes"] = g.data.size();
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
     std::cerr << fmt::format("wrote {}: {} compute nodes, {} data nodes\n", a->out, g.compute.size(), g.data.size());
     return 0;
   };

@@ -62,11 +62,11 @@ Runner add_info(CLI::App& app) {
     fmt::print("type           {}\n", g.is_training() ? "training graph" : "generic DAG");
     fmt::print("compute nodes  {}\nedges          {}\ndata nodes     {} ({} sources)\nkinds          {}\n",
                g.compute.size(), g.num_edges(), g.data.size(), sources, kind_list);
-    fmt::print("baseline peak  {} bytes ({})\nbaseline time  {:.6g} {}\n", b.peak, format_bytes(b.peak), b.time,
-               g.time_unit);
+    fmt::print("baseline peak  {} bytes ({})\nbaseline time  {} {}\n", group_digits(b.peak), format_bytes(b.peak),
+               format_quantity(b.time), g.time_unit);
     for (int p : {90, 80, 70})
-      fmt::print("budget {} %    {} bytes\n", p, budgets[std::to_string(p)].get<int64_t>());
-    fmt::print("min budget     {} bytes (below it no schedule exists)\n", checkmate_min_budget(g));
+      fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
+    fmt::print("min budget     {} bytes (below it no schedule exists)\n", group_digits(checkmate_min_budget(g)));
     fmt::print("memory model   {}\n", memory_model(g));
     return 0;
   };

@@ -3,6 +3,9 @@
 // The torch bridge is behind a torch-free header; without LibTorch it says how to get it.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -39,9 +42,18 @@ Runner add_profile(CLI::App& app) {
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     if (!torchbridge::available()) torchbridge::profile_model(a->model, a->inputs);  // throws, saying why
-    a->opt.progress = [](size_t done, size_t total, const std::string& ops) {
-      std::cerr << fmt::format("\rprofiling: {}/{} signatures ({})\033[K", done, total, ops.substr(0, 40));
-      if (done == total) std::cerr << "\n";
+    // On a terminal one updating line; in a log file plain lines, at most about one a second.
+    a->opt.progress = [tty = isatty(STDERR_FILENO) != 0, last = std::chrono::steady_clock::time_point()](
+                          size_t done, size_t total, const std::string& ops) mutable {
+      if (tty) {
+        std::cerr << fmt::format("\rprofiling: {}/{} signatures ({})\033[K", done, total, ops.substr(0, 40));
+        if (done == total) std::cerr << "\n";
+        return;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (done != total && now - last < std::chrono::seconds(1)) return;
+      last = now;
+      std::cerr << fmt::format("profiling: {}/{} signatures ({})\n", done, total, ops.substr(0, 40));
     };
     auto pm = torchbridge::profile_model(a->model, a->inputs, a->opt);
     const Graph& g = pm.graph;
@@ -105,12 +117,12 @@ Runner add_profile(CLI::App& app) {
     fmt::print("nodes               {} forward from {} TorchScript nodes, {} view nodes; {} compute, {} data in all\n",
                forward, pm.torchscript_nodes, views, g.compute.size(), g.data.size());
     fmt::print("distinct signatures {}\n", pm.signatures);
-    fmt::print("parameters          {} ({}; outside the graph, as their gradients)\n", pm.parameter_bytes,
+    fmt::print("parameters          {} B ({}; outside the graph, as their gradients)\n", group_digits(pm.parameter_bytes),
                format_bytes(pm.parameter_bytes));
-    fmt::print("inputs              {} ({})\n", g.source_bytes(), format_bytes(g.source_bytes()));
-    fmt::print("keep-all peak       {} ({}) activations, {} with the inputs\n", activation_peak,
+    fmt::print("inputs              {} B ({})\n", group_digits(g.source_bytes()), format_bytes(g.source_bytes()));
+    fmt::print("keep-all peak       {} B ({}) activations, {} with the inputs\n", group_digits(activation_peak),
                format_bytes(activation_peak), format_bytes(b.peak));
-    fmt::print("step time           {:.6g} s (sum of node times)\n", sum_time);
+    fmt::print("step time           {} (sum of node times)\n", format_seconds(sum_time));
     if (a->compare)
       fmt::print("plain PyTorch       peak {} ({:+.2f} %), time {:.6g} s ({:+.1f} %), fastest run {:.6g} s ({:+.1f} %)\n",
                  s["reference_peak"].get<int64_t>(), 100 * s["peak_error"].get<double>(),

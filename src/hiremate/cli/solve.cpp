@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
+#include "hiremate/cli/progress.h"
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
 #include "hiremate/schedule/schedule_json.h"
@@ -16,7 +17,7 @@ namespace {
 
 struct SolveArgs {
   GraphArgs graph;
-  std::string budget, save_budget, solver = "autograd", schedule_out;
+  std::string budget, save_budget, solver = "hiremate", schedule_out;
   SolveOptions options;
   bool json = false;
 };
@@ -24,7 +25,7 @@ struct SolveArgs {
 std::string solver_help() {
   std::string s = "solver: ";
   for (const auto& n : solver_names()) s += n + ", ";
-  return s.substr(0, s.size() - 2) + " (default: autograd)";
+  return s.substr(0, s.size() - 2) + " (default: hiremate, the hierarchical planner; autograd is the keep-all baseline)";
 }
 
 }  // namespace
@@ -34,12 +35,13 @@ Runner add_solve(CLI::App& app) {
   auto a = std::make_shared<SolveArgs>();
   a->graph.add_to(*cmd);
   cmd->add_option("-b,--budget", a->budget,
-                  "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB), or a fraction of the "
-                  "baseline peak (0.8) or a percentage (80%)")
+                  "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB, 1.5gb: units are "
+                  "case-insensitive), or a fraction of the baseline peak (0.8) or a percentage (80%); a bare "
+                  "integer is bytes (--budget 50 warns: 50% was probably meant)")
       ->required();
   cmd->add_option("-s,--solver", a->solver, solver_help());
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd->add_option("--threads", a->options.threads, "solver threads (default: 2)")->check(CLI::Range(1, 256));
   cmd->add_option("--save-budget", a->save_budget,
                   "training graphs: the most bytes held at the loss (what the forward half hands the backward "
@@ -49,14 +51,19 @@ Runner add_solve(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print JSON on stdout");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
-    if (!(a->options.time_limit > 0))  // CLI11's PositiveNumber lets NaN through
+    if (!(a->options.time_limit > 0))  // positive_number() checks the text; this, the value
       throw BadInput(fmt::format("--time-limit: expected a positive number of seconds, got {}", a->options.time_limit));
+    warn_if_bare_percentage("--budget", a->budget);
     Graph g = a->graph.load();
     Baseline b = baseline(g);
     int64_t budget = parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     auto solver = make_solver(a->solver);
-    Plan plan = solve_checked(*solver, g, budget, a->options);
+    Plan plan = [&] {
+      // -v has the solver's own log on stderr: no status line between its lines.
+      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose);
+      return solve_checked(*solver, g, budget, a->options);
+    }();
     bool ok = plan.has_schedule;
     double overhead = ok && b.time > 0 ? 100.0 * (plan.sim.time - b.time) / b.time : 0.0;
     std::optional<double> gap;
@@ -86,33 +93,37 @@ Runner add_solve(CLI::App& app) {
       std::cout << out.dump(2) << "\n";
     } else {
       fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
-      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {})\n", budget, format_bytes(budget),
-                 b.peak > 0 ? 100.0 * budget / b.peak : 0.0, b.peak);
+      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes)\n", group_digits(budget),
+                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak));
       if (ok) {
-        fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n", plan.sim.peak,
-                   b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
-        fmt::print("time           {:.6g} {} (baseline {:.6g}, overhead {:.2f} %), {} recomputations\n", plan.sim.time,
-                   g.time_unit, b.time, overhead, plan.sim.recomputations);
-        if (plan.bound) fmt::print("bound          {:.6g} (gap {:.2f} %)\n", *plan.bound, gap ? *gap * 100 : 0.0);
+        fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n",
+                   group_digits(plan.sim.peak), b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
+        fmt::print("time           {} {} (baseline {}, overhead {:.2f} %), {} recomputations\n",
+                   format_quantity(plan.sim.time), g.time_unit, format_quantity(b.time), overhead,
+                   plan.sim.recomputations);
+        if (plan.bound)
+          fmt::print("bound          {} (gap {:.2f} %)\n", format_quantity(*plan.bound), gap ? *gap * 100 : 0.0);
       }
-      if (!plan.note.empty()) fmt::print("note           {}\n", plan.note);
-      fmt::print("solve time     {:.3f} s\n", plan.solve_seconds);
+      if (!plan.note.empty()) fmt::print("note           {}\n", tidy_numbers(plan.note));
+      fmt::print("solve time     {}\n", format_seconds(plan.solve_seconds));
     }
     // Exit 3 only on a proof that no schedule fits (the floor, an exact solver's proof for this
     // graph); a solver that gave up, or ran out of time, says "no plan found" with exit 4.
     if (plan.status == PlanStatus::Infeasible) {
-      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes exists (solver '{}'){}{}\n", budget,
-                               plan.solver, plan.note.empty() ? "" : ": ", plan.note);
+      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes exists (solver '{}'){}{}\n",
+                               group_digits(budget), plan.solver, plan.note.empty() ? "" : ": ",
+                               tidy_numbers(plan.note));
       return 3;
     }
     if (!ok) {
       std::string lowest = plan.lowest_peak ? fmt::format("; the lowest peak it reached is {} bytes ({:.1f} % of the "
-                                                          "baseline peak)", *plan.lowest_peak,
+                                                          "baseline peak)", group_digits(*plan.lowest_peak),
                                                           b.peak > 0 ? 100.0 * *plan.lowest_peak / b.peak : 0.0)
                                             : "";
       std::cerr << fmt::format("hiremate: no plan found: solver '{}' ({}) found none within {} bytes, which is not a "
                                "proof that none exists{}{}{}; another --solver{}, or a larger --budget, may find one\n",
-                               plan.solver, to_string(plan.status), budget, plan.note.empty() ? "" : ": ", plan.note,
+                               plan.solver, to_string(plan.status), group_digits(budget), plan.note.empty() ? "" : ": ",
+                               tidy_numbers(plan.note),
                                lowest, plan.status == PlanStatus::TimedOut ? ", a longer --time-limit" : "");
       return 4;
     }

@@ -29,7 +29,8 @@ Runner add_train(CLI::App& app) {
                   "keep-all activation peak")->capture_default_str();
   cmd->add_option("--solver", a->opt.solver, "any solver of `hiremate solve`")->capture_default_str();
   cmd->add_option("--steps", a->opt.steps, "SGD steps")->capture_default_str()->check(CLI::Range(1, 100000));
-  cmd->add_option("--time-limit", a->opt.time_limit, "the solver's time limit, seconds")->capture_default_str();
+  cmd->add_option("--time-limit", a->opt.time_limit, "the solver's time limit, seconds")
+      ->capture_default_str()->check(positive_number());
   cmd->add_option("--lr", a->opt.lr, "SGD learning rate")->capture_default_str();
   cmd->add_option("--seed", a->opt.seed, "step k draws its random numbers from seed + k")->capture_default_str();
   cmd->add_option("--threads", a->opt.profile.threads, "torch intra-op threads (0: torch's default)")
@@ -40,6 +41,7 @@ Runner add_train(CLI::App& app) {
   cmd->add_flag("--json", a->json, "print the report as JSON");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
+    warn_if_bare_percentage("--budget", a->opt.budget);
     auto r = torchbridge::train_model(a->model, a->inputs, a->opt);
     // Step times: the median over the steps after the first (which warms the operator caches up),
     // robust to the preemptions of a shared machine.
@@ -82,13 +84,13 @@ Runner add_train(CLI::App& app) {
     auto pct = [&](int64_t b) { return r.keep_all ? 100.0 * double(b) / double(r.keep_all) : 0.0; };
     fmt::print("model             {} ({} steps, solver {}: {}, {} recomputations, planned in {:.1f} s)\n", r.model,
                r.steps.size(), r.solver, r.status, r.recomputations, r.solve_seconds);
-    fmt::print("{:<17} {:>12} {:>10} {:>7}\n", "activations", "bytes", "", "keep-all");
-    fmt::print("{:<17} {:>12} {:>10} {:>6.1f}%\n", "keep-all (sim.)", r.keep_all, format_bytes(r.keep_all), 100.0);
-    fmt::print("{:<17} {:>12} {:>10} {:>6.1f}%\n", "budget", r.budget, format_bytes(r.budget), pct(r.budget));
-    fmt::print("{:<17} {:>12} {:>10} {:>6.1f}%\n", "simulated peak", r.simulated_peak, format_bytes(r.simulated_peak),
+    fmt::print("{:<17} {:>13} {:>10} {:>7}\n", "activations", "bytes", "", "keep-all");
+    fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "keep-all (sim.)", group_digits(r.keep_all), format_bytes(r.keep_all), 100.0);
+    fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "budget", group_digits(r.budget), format_bytes(r.budget), pct(r.budget));
+    fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "simulated peak", group_digits(r.simulated_peak), format_bytes(r.simulated_peak),
                pct(r.simulated_peak));
-    fmt::print("{:<17} {:>12} {:>10} {:>6.1f}%\n", "measured peak", peak, format_bytes(peak), pct(peak));
-    fmt::print("{:<17} {:>12} {:>10} {:>6.1f}%\n", "plain PyTorch", plain_peak, format_bytes(plain_peak), pct(plain_peak));
+    fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "measured peak", group_digits(peak), format_bytes(peak), pct(peak));
+    fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "plain PyTorch", group_digits(plain_peak), format_bytes(plain_peak), pct(plain_peak));
     fmt::print("step time         {:.4g} ms, plain PyTorch {:.4g} ms ({:+.1f} %); simulated {:.4g} ms, keep-all {:.4g} ms\n",
                time * 1e3, plain_time * 1e3, plain_time > 0 ? 100 * (time - plain_time) / plain_time : 0.0,
                r.simulated_time * 1e3, r.keep_all_time * 1e3);

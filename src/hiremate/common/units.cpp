@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 #include "hiremate/common/error.h"
 
@@ -75,8 +76,12 @@ int64_t parse_budget(const std::string& raw, int64_t baseline_peak) {
       {"B", 1},           {"KB", 1e3},         {"MB", 1e6},         {"GB", 1e9},
       {"TB", 1e12},       {"KiB", 1024.0},     {"MiB", 1048576.0},  {"GiB", 1073741824.0},
       {"TiB", 1099511627776.0}, {"k", 1e3},    {"K", 1e3},          {"M", 1e6},  {"G", 1e9}};
+  auto lower = [](std::string t) {
+    for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return t;
+  };
   for (const auto& u : units)
-    if (unit == u.name) {
+    if (lower(unit) == lower(u.name)) {  // 1.5gb, 800mb, 64kib: units are case-insensitive
       long double value = static_cast<long double>(digits);
       for (int i = 0; i < std::max(scale, 0); ++i) value /= 10;
       long double bytes = std::ceil(value * u.factor - 1e-9L);
@@ -95,6 +100,49 @@ std::string format_bytes(int64_t bytes) {
     ++i;
   }
   return i == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.2f} {}", v, names[i]);
+}
+
+std::string group_digits(int64_t n) {
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  const std::string digits = std::to_string(magnitude);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string format_seconds(double s) {
+  if (!(s == s)) return "nan s";
+  if (s >= 100) return fmt::format("{:.0f} s", s);
+  if (s >= 1) return fmt::format("{:.1f} s", s);
+  if (s >= 0.01) return fmt::format("{:.2f} s", s);
+  if (s >= 0.001) return fmt::format("{:.2g} ms", s * 1e3);
+  return fmt::format("{:.0f} µs", s * 1e6);
+}
+
+std::string format_quantity(double v) {
+  if (std::isfinite(v) && std::fabs(v) >= 1e6 && std::fabs(v) < 9e18)
+    return group_digits(static_cast<int64_t>(std::llround(v)));
+  return fmt::format("{:.6g}", v);
+}
+
+std::string tidy_numbers(const std::string& text) {
+  static const std::regex number(R"(\d+\.\d{5,}(?:e[+-]?\d+)?|\d+(?:\.\d+)?e[+-]?\d+|\b\d{5,}(?= bytes))");
+  std::string out;
+  auto last = text.cbegin();
+  for (std::sregex_iterator it(text.begin(), text.end(), number), end; it != end; ++it) {
+    out.append(last, (*it)[0].first);
+    const double v = std::strtod(it->str().c_str(), nullptr);
+    if (it->str().find_first_of(".e") == std::string::npos)  // a byte count: "49,283,072 bytes"
+      out += group_digits(std::stoll(it->str()));
+    else
+      out += std::fabs(v) >= 1e6 ? format_quantity(v) : fmt::format("{:.4g}", v);
+    last = (*it)[0].second;
+  }
+  out.append(last, text.cend());
+  return out;
 }
 
 }  // namespace hiremate
