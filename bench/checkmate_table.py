@@ -67,6 +67,7 @@ def main():
     benchlib.HIREMATE = args.hiremate
     bench = shared_dir()
     expected = json.load(open(os.path.join(bench, "expected.json")))["graphs"]
+    at = commit()  # before the runs: the tree they ran on
     tmp = tempfile.mkdtemp(prefix="checkmate_table_")
     entries = {g: graph_entry(g, expected, tmp) for g in args.graphs.split(",")}
     rows = []
@@ -97,7 +98,7 @@ def main():
             print(f"bench:   {r['status']}, CI {ci} %, peak {peak} %, bound {bound} %, {r['solve_seconds']:.1f} s",
                   file=sys.stderr, flush=True)
     command = (f"`bench/checkmate_table.py --solvers {args.solvers} --graphs {args.graphs} --budgets {args.budgets} "
-               f"--time-limit {args.time_limit:g} --threads {args.threads}` at commit {commit()}")
+               f"--time-limit {args.time_limit:g} --threads {args.threads}` at commit {at}")
     table = []
     for name, solver, pct, budget, status, ci, peak, bound, gap, secs, e in rows:
         pub = e.get("published", {}).get(pct)

@@ -47,6 +47,27 @@ bool KeepState::resident(int value, int t) const {
   return gi >= 0 && resident_with(gi, dec_[gi], t);
 }
 
+int KeepState::latest_resident(int value, int t) const {
+  const auto& users = dag_.users[value];
+  if (users.empty()) return -1;
+  int u = std::min(t, dag_.n - 1);
+  while (u > value) {
+    const int gi = dag_.gap_at_boundary(value, u);
+    if (gi < 0) {  // past the last user with no tail gap: the last user's entry is the next candidate
+      if (u <= users.back()) return -1;
+      u = users.back();
+      continue;
+    }
+    const Gap& g = dag_.gaps[gi];
+    const Decision d = dec_[gi];
+    if (resident_with(gi, d, u)) return u;
+    // Not resident at u: u lies in (hold, resume]; resident at hold when it is inside the gap, else
+    // the candidate is the gap's first moment lo, which belongs to the gap before.
+    u = d.hold >= g.lo + 1 ? d.hold : g.lo;
+  }
+  return -1;
+}
+
 KeepState::Eval KeepState::evaluate(int t) const {
   if (++clock_ == 0) {  // wrapped: reset the stamps
     std::fill(stamp_.begin(), stamp_.end(), 0);

@@ -44,6 +44,9 @@ class KeepState {
   const std::vector<Decision>& decisions() const { return dec_; }
   // Resident on entry to stage t (value < t).
   bool resident(int value, int t) const;
+  // The latest stage u <= t at whose entry `value` is resident, or -1 (jumps over whole gaps and
+  // drops instead of testing stage by stage).
+  int latest_resident(int value, int t) const;
 
   // Sets a gap's decision and evaluates the stages it touches. A kept gap is stored as (lo, lo).
   void set(int gap, int hold, int resume);
