@@ -4,11 +4,12 @@
 // evicted: held until t - 1, then recomputed either at its next read or at the latest stage before it
 // where its inputs are resident (cheap: its own time only). A stage recomputes on demand whatever of
 // a value's inputs is gone, recursively, so an eviction can cost a cone of recomputations: the
-// candidates are ranked by estimate() (one level of inputs, the excess relieved), the best few
-// evaluated exactly (added recomputation per byte of excess removed, over every stage), and the best
-// of those applied. Unlike the repair (search.h), which takes the worst stage and evaluates every
-// change, it moves forward and evaluates a few: on dense graphs the repair's step costs grow with
-// the dropped gaps (every keep is evaluated), and it ran past a 10 s limit.
+// candidates are ranked by that cone at their resume stage (the value and every ancestor reached
+// through values not resident there) per byte of excess relieved, the best few evaluated exactly
+// (added recomputation per byte of excess removed, over every stage), and the best of those applied.
+// Unlike the repair (search.h), which takes the worst stage and evaluates every hold and keep, it
+// moves forward and evaluates a few: on dense graphs the repair's steps slow down as it drops (more
+// candidates, larger cones), and it ran past a 10 s limit.
 //
 // When no eviction lowers the excess and stage t still exceeds the cap, what it recomputes is the
 // excess: the recomputed value whose keeping lowers the stage's peak most is kept through its gap
@@ -22,9 +23,11 @@
 namespace hiremate::dagremat {
 
 struct SweepOptions {
-  // Candidates evaluated exactly per eviction, best estimates first (see docs/dagremat.md).
+  // Candidates evaluated exactly per eviction, best cones first. On the 2,000-node dense DAG at 90 %
+  // (issue 23): 2 gave 6.72 % CI, 8 and 32 gave 5.21 % (32 in 0.8 s against 0.6 s).
   size_t exact = 8;
-  // Also try resuming at the latest stage before the next read where the inputs are resident.
+  // Also try resuming at the latest stage before the next read where the inputs are resident
+  // (without: stuck at 90 % on that DAG).
   bool cheap_resumes = true;
 };
 

@@ -22,11 +22,6 @@ int latest_cheap_resume(const KeepState& s, int gap, int from);
 // (so that the recomputation costs only the value's own time): (gap, decision) pairs to apply.
 std::vector<std::pair<int, KeepState::Decision>> resume_with_holds(const KeepState& s, int gap, int r);
 
-// A quick estimate of the added recomputation per byte of excess removed by dropping gap `gap` from
-// stage `from` and resuming it at r: its value's time plus that of its inputs not resident at r
-// (none when `held`), against the excess of the stages from..r-1 its absence relieves.
-double estimate(const KeepState& s, int gap, int from, int r, bool held);
-
 // Drops (or, where that helps, keeps) gaps until no stage exceeds the cap: each step takes the
 // stage furthest above the cap and applies the change of a gap around it with the least added
 // recomputation per byte of excess removed. Returns whether the state fits (false: no change
