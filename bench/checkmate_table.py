@@ -6,6 +6,10 @@ Checkmate, Moccasin and FastSA cells of ../shared/benchmarks/expected.json.
 Usage: bench/checkmate_table.py [--solvers checkmate,dagremat] [--graphs rl1-n100,fcn8-b32-train]
                                 [--budgets 90,80,70] [--time-limit 600] [--threads 2]
                                 [--out bench/results/checkmate.md] [--append]
+A graph named dense-nN-wW-sS is generated (`hiremate generate random --dag -n N --width-ratio W
+--seed S`: the public random layered family, edge density 0.2, skip density 0.14, issue 23's dense
+graphs with W 0.45-0.5) into a temporary folder; budgets of any percentage are ceil(p x peak(order)),
+as expected.json's are.
 --append adds a dated section (its own provenance and table) under what --out holds instead of
 replacing the file, so that the rows of a slow solver and of a fast one can be run separately.
 Every table is headed by its run's provenance (benchlib.provenance: commit and dirty flag, date,
@@ -15,14 +19,33 @@ are imported as generic DAGs, as the published results were obtained).
 """
 import argparse
 import json
+import math
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+import benchlib  # noqa: E402
 from benchlib import provenance, provenance_lines, published_cell as cell, shared_dir  # noqa: E402
+
+DENSE = re.compile(r"^dense-n(\d+)-w([0-9.]+)-s(\d+)$")
+
+
+def graph_entry(name, expected, tmp):
+    """expected.json's entry for a public graph, or a generated dense graph's (file, peak_order, sum_cost)."""
+    if name in expected:
+        return expected[name]
+    m = DENSE.match(name)
+    if not m:
+        sys.exit(f"bench: unknown graph {name} (a public one from expected.json, or dense-nN-wW-sS)")
+    path = benchlib.generate("random", ["--dag", "-n", m.group(1), "--width-ratio", m.group(2), "--seed", m.group(3)],
+                             os.path.join(tmp, name + ".json"))
+    inf = benchlib.info(path)
+    return {"file": path, "peak_order": inf["baseline_peak"], "sum_cost": inf["baseline_time"], "budgets": {}}
 
 
 def main():
@@ -36,15 +59,18 @@ def main():
     ap.add_argument("--hiremate", default=os.path.join(ROOT, "build", "hiremate"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "checkmate.md"))
     args = ap.parse_args()
+    benchlib.HIREMATE = args.hiremate
     prov = provenance(binary=args.hiremate)  # at the start: the commit and tree the rows are measured with
     bench = shared_dir()
     expected = json.load(open(os.path.join(bench, "expected.json")))["graphs"]
+    tmp = tempfile.mkdtemp(prefix="checkmate_table_")
+    entries = {g: graph_entry(g, expected, tmp) for g in args.graphs.split(",")}
     rows = []
     for name, solver in [(g, s) for g in args.graphs.split(",") for s in args.solvers.split(",")]:
-        e = expected[name]
+        e = entries[name]
         path = os.path.join(bench, e["file"])
         for pct in args.budgets.split(","):
-            budget = e["budgets"][pct]
+            budget = e["budgets"].get(pct) or math.ceil(int(pct) * e["peak_order"] / 100)
             cmd = [args.hiremate, "solve", path, "--solver", solver, "--budget", str(budget),
                    "--time-limit", str(args.time_limit), "--threads", str(args.threads), "--json"]
             print(f"bench: {solver} on {name} at {pct} % ({budget} bytes), limit {args.time_limit} s ...", file=sys.stderr, flush=True)

@@ -22,6 +22,8 @@ struct GenerateArgs {
   bool parallel = false;
   uint64_t seed = 1;
   bool json = false;
+  // random: the public benchmark family (generate::layered_dag) when a width ratio is given.
+  double width_ratio = 0, edge_density = 0.2, skip_density = 0.14;
 };
 
 }  // namespace
@@ -40,6 +42,19 @@ Runner add_generate(CLI::App& app) {
   cmd->add_flag("--dag", a->dag, "a generic DAG (Checkmate's model) instead of a training graph");
   cmd->add_flag("--parallel", a->parallel, "transformer: parallel attention and MLP (GPT-J style)");
   cmd->add_option("--seed", a->seed, "random: the seed (default: 1)");
+  auto* wr = cmd->add_option("--width-ratio", a->width_ratio,
+                             "random: the public benchmark family of Gagrani et al. 2022 (the rl*.json graphs) with "
+                             "this width ratio in (0, 1) (layers about sqrt(n (1/w - 1)); the order is a random "
+                             "topological order; generic DAG: use --dag)")
+                 ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--edge-density", a->edge_density,
+                  "random --width-ratio: probability of an edge between ops of consecutive layers (default: 0.2)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->needs(wr);
+  cmd->add_option("--skip-density", a->skip_density,
+                  "random --width-ratio: share of skip edges (between layers two or more apart) among all (default: 0.14)")
+      ->check(CLI::Range(0.0, 0.99))
+      ->needs(wr);
   cmd->add_option("-o,--output", a->out, "the graph file to write (hiremate JSON)")->required();
   cmd->add_flag("--json", a->json, "print what was written as JSON on stdout (file, kind, node counts)");
   return [cmd, a]() {
@@ -56,6 +71,14 @@ Runner add_generate(CLI::App& app) {
       if (a->size) p.levels = a->size;
       if (a->convs) p.convs_per_level = a->convs;
       g = generate::unet(p, bo);
+    } else if (a->kind == "random" && a->width_ratio > 0) {
+      generate::LayeredDagParams p;
+      if (a->size) p.nodes = a->size;
+      p.width_ratio = a->width_ratio;
+      p.edge_density = a->edge_density;
+      p.skip_density = a->skip_density;
+      p.seed = a->seed;
+      g = generate::layered_dag(p, bo);
     } else if (a->kind == "random") {
       generate::RandomLayeredParams p;
       if (a->size) p.nodes = a->size;

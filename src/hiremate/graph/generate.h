@@ -110,4 +110,30 @@ struct RandomLayeredParams {
 };
 Graph random_layered(const RandomLayeredParams& p, const BuildOptions& opt = {});
 
+// Random layered DAGs of the public benchmark family (Gagrani et al., "Neural Topological Ordering for
+// Computation Graphs", NeurIPS 2022, App. A; the rl*.json files of Moccasin's benchmark): a source op,
+// layers of interior ops, a target op. With I = nodes - 2 interior ops: L = ceil(sqrt(I (1/w - 1)))
+// nominal layers (w: the width ratio; wider for larger w), layer sizes drawn uniformly in
+// [I/L (1 - v), I/L (1 + v)] until the I ops are placed; every pair of ops in consecutive layers is an
+// edge with probability `edge_density`, then every op gets at least one predecessor in the layer
+// before and one successor in the layer after; then E x s / (1 - s) skip edges (E: the edges so far,
+// s: `skip_density`), each from a random op of layer a to a random op of a random layer >= a + 2
+// (repeats dropped). The source feeds the first layer and the last layer feeds the target. The
+// ops are written in a uniformly random topological order (a random ready op at each step), which
+// is the graph's fixed order. Times: integers uniform in [1, 999] (the source and target: 0); bytes:
+// a half-normal of scale `bytes_scale` rounded up to a multiple of 10 (the public files: mean about
+// 2,000, none above 8,200; the paper does not state either distribution). Checked against the public
+// files (rl1-rl4: w 0.27-0.43, ed 0.2, scd 0.14): their layer counts follow L within 2 and their skip
+// edges are 14 % of all. w = 0.47 at 2,000 nodes gives about 10 edges per node.
+struct LayeredDagParams {
+  int nodes = 1000;            // all ops, the source and target included (>= 3)
+  double width_ratio = 0.3;    // w in (0, 1)
+  double layer_variance = 0.75;  // v in [0, 1): the spread of layer sizes ("nlv" in the file names)
+  double edge_density = 0.2;   // "ed"
+  double skip_density = 0.14;  // "scd", in [0, 1)
+  uint64_t seed = 1;
+  double bytes_scale = 2500;
+};
+Graph layered_dag(const LayeredDagParams& p, const BuildOptions& opt = {});
+
 }  // namespace hiremate::generate

@@ -150,6 +150,45 @@ TEST(DagRemat, IncrementalEqualsFreshAndRollbackRestores) {
   EXPECT_EQ(s.excess(), keep_all.excess());
 }
 
+// latest_resident() and latest_cheap_resume() jump over gaps; a stage-by-stage scan is the reference.
+TEST(DagRemat, LatestResidentAndCheapResumeEqualTheScan) {
+  Graph g = random_dag(80, 4);
+  StageDag d(g);
+  KeepState s(d, baseline(g).peak);
+  SplitMix64 rng{13};
+  long found = 0, cheap = 0;
+  for (int round = 0; round < 3; ++round) {
+    s.assign(random_decisions(d, rng));
+    for (int v = 0; v < d.n; ++v)
+      for (int t = 0; t <= d.n; ++t) {
+        int want = -1;
+        for (int u = std::min(t, d.n - 1); u >= 0 && want < 0; --u)
+          if (s.resident(v, u)) want = u;
+        ASSERT_EQ(s.latest_resident(v, t), want) << "value " << v << " stage " << t;
+        found += want >= 0;
+      }
+    for (size_t gi = 0; gi < d.gaps.size(); ++gi) {
+      const Gap& gp = d.gaps[gi];
+      if (gp.tail) continue;
+      for (int from = gp.lo + 1; from <= gp.hi; from += 3) {
+        int want = gp.hi;
+        for (int r = gp.hi; r >= from; --r) {
+          bool ready = true;
+          for (int p : d.pred[gp.value]) ready = ready && s.resident(p, r);
+          if (ready) {
+            want = r;
+            break;
+          }
+        }
+        ASSERT_EQ(latest_cheap_resume(s, static_cast<int>(gi), from), want) << "gap " << gi << " from " << from;
+        cheap += want < gp.hi;
+      }
+    }
+  }
+  EXPECT_GT(found, 1000);
+  EXPECT_GT(cheap, 10);
+}
+
 TEST(DagRemat, BoundNeverExceedsTheBruteForceOptimum) {
   std::vector<Graph> graphs{
       dag({{2, 1, {}}, {3, 2, {0}}, {1, 1, {1}}, {2, 3, {2}}, {1, 1, {3}}, {2, 1, {4}}}),

@@ -13,6 +13,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/dagremat/evict_sweep.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
 #include "hiremate/solvers/dagremat/search.h"
@@ -67,14 +68,28 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   auto bound_job = std::async(std::launch::async, [&] {
     return dagremat::gap_bound(dag, cap, kBoundShare * opt.time_limit, opt.threads, opt.verbose);
   });
+  // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
+  // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
+  dagremat::KeepState swept(keep_all);
+  dagremat::SweepStats sweep_stats;
+  const auto share = [&](double f) {
+    return std::min(deadline, start + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(f * opt.time_limit)));
+  };
+  bool swept_fits = dagremat::evict_sweep(swept, share(kSweepShare), {}, &sweep_stats);
+  if (swept_fits) dagremat::polish(swept, deadline);
+  swept.commit();
+  phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
   bool fits[2] = {false, false};
-  auto repair_start = [&](dagremat::KeepState& s, bool& ok) {
-    ok = dagremat::repair(s, deadline);
-    if (ok) dagremat::polish(s, deadline);
+  auto repair_start = [&](dagremat::KeepState& s, bool& ok, Clock::time_point until) {
+    ok = dagremat::repair(s, until);
+    if (ok) dagremat::polish(s, until);
     s.commit();
   };
-  // Keep-all first (the better start on every public graph but resnet50).
-  repair_start(keep_all, fits[0]);
+  // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
+  // hand it gets a share of the limit, so that the search has time to improve whichever is better.
+  const auto repair_until = swept_fits ? share(kRepairShare) : deadline;
+  repair_start(keep_all, fits[0], repair_until);
   phase("keep-all start repaired");
   dagremat::GapBound gb = bound_job.get();
   if (gb.infeasible) {
@@ -111,7 +126,9 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   }
   // The relaxation's start only while little of the time is gone (its repair took 8 s on rl3-n500
   // for a 68 % plan).
-  if (relaxed && (!fits[0] || elapsed() < 0.2 * opt.time_limit)) repair_start(*relaxed, fits[1]);
+  if (relaxed && ((!fits[0] && !swept_fits) || elapsed() < 0.2 * opt.time_limit))
+    repair_start(*relaxed, fits[1], repair_until);
+  consider(swept, swept_fits, "the eviction sweep");
   consider(keep_all, fits[0], "keep-all");
   if (relaxed) consider(*relaxed, fits[1], "the relaxation");
   if (best_keep.empty() && time_left()) {
@@ -125,7 +142,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     s.assign(decisions);
     bool ok = false;
     phase("recompute-all start");
-    repair_start(s, ok);
+    repair_start(s, ok, deadline);
     phase("recompute-all start repaired");
     consider(s, ok, "recompute-all");
   }
@@ -150,8 +167,14 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     // (greedy_evict_sequence is no fallback here: on a generated 5,000-node DAG it ran for minutes.)
     plan.status = PlanStatus::TimedOut;
     plan.bound = gb.bound ? std::optional<double>(one_run + *gb.bound) : std::nullopt;
-    plan.note = fmt::format("no start fits the budget after {:.1f} s (the greedy repair got stuck from every start, "
-                            "and annealing from its state found none); a longer --time-limit may find a plan", elapsed());
+    const std::string sweep =
+        sweep_stats.stuck_stage >= 0
+            ? fmt::format("the eviction sweep got stuck at stage {} of {}", sweep_stats.stuck_stage, dag.n)
+            : fmt::format("the eviction sweep ran out of its {:.0f} % of the time after {} evictions", 100 * kSweepShare,
+                          sweep_stats.evictions);
+    plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; the greedy repair from every start and "
+                            "annealing from its state found none); a longer --time-limit may find a plan",
+                            elapsed(), sweep);
     return plan;
   }
 
@@ -210,6 +233,19 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
                           best_from, rounds, accepted,
                           gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+  if (plan.bound && sim.time - *plan.bound > kLooseGap * sim.time) {
+    // Why the gap is large: the relaxation charges a dropped value its own time only. What the plan
+    // recomputes beyond that is inputs that were not resident (recursively: cones).
+    double direct = 0;
+    for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
+      if (!dag.gaps[gi].tail && !final_state.kept(static_cast<int>(gi))) direct += dag.cost[dag.gaps[gi].value];
+    const double cones = std::max(0.0, final_state.recompute_cost() - direct);
+    plan.note += fmt::format(
+        "; the gap is large because the relaxation drops the constraint that a recomputation's inputs be resident "
+        "(it charges a dropped value its own time): {:.1f} % of this plan's recomputation is inputs recomputed for "
+        "other recomputations",
+        100 * cones / std::max(1e-300, final_state.recompute_cost()));
+  }
   if (opt.verbose)
     std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
                              100 * best_cost / one_run, elapsed());

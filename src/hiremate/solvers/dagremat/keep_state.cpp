@@ -47,6 +47,27 @@ bool KeepState::resident(int value, int t) const {
   return gi >= 0 && resident_with(gi, dec_[gi], t);
 }
 
+int KeepState::latest_resident(int value, int t) const {
+  const auto& users = dag_.users[value];
+  if (users.empty()) return -1;
+  int u = std::min(t, dag_.n - 1);
+  while (u > value) {
+    const int gi = dag_.gap_at_boundary(value, u);
+    if (gi < 0) {  // past the last user with no tail gap: the last user's entry is the next candidate
+      if (u <= users.back()) return -1;
+      u = users.back();
+      continue;
+    }
+    const Gap& g = dag_.gaps[gi];
+    const Decision d = dec_[gi];
+    if (resident_with(gi, d, u)) return u;
+    // Not resident at u: u lies in (hold, resume]; resident at hold when it is inside the gap, else
+    // the candidate is the gap's first moment lo, which belongs to the gap before.
+    u = d.hold >= g.lo + 1 ? d.hold : g.lo;
+  }
+  return -1;
+}
+
 KeepState::Eval KeepState::evaluate(int t) const {
   if (++clock_ == 0) {  // wrapped: reset the stamps
     std::fill(stamp_.begin(), stamp_.end(), 0);
@@ -104,20 +125,38 @@ void KeepState::store(int t, Eval e) {
 namespace {
 // A gap recomputes its value in stage r when it resumes strictly inside and is not held through r.
 bool seeds(const Gap& g, KeepState::Decision d) { return d.resume > g.lo && d.resume < g.hi && d.hold < d.resume; }
-// The stages whose entry residency or recomputations can differ between two decisions: entries
-// lo+1..hi, and stage lo (what it frees).
-std::pair<int, int> changed(KeepState::Decision a, KeepState::Decision b) {
-  if (a.resume == b.resume) return {std::min(a.hold, b.hold), std::max(a.hold, b.hold)};
-  if (a.hold == b.hold) return {std::min(a.resume, b.resume), std::max(a.resume, b.resume)};
-  return {std::min({a.hold, a.resume, b.hold, b.resume}), std::max({a.hold, a.resume, b.hold, b.resume})};
-}
 }  // namespace
+
+// The stages whose evaluation can differ between two decisions of a gap: stage t reads the gap's
+// residency on entry to t (its base bytes, what it recomputes) and on entry to t + 1 (what it frees),
+// and whether the gap resumes in t. Exact, so that a drop re-evaluates only the stages from the one
+// before it to the gap's end (a difference of the holds and resumes also covered the stages behind).
+std::pair<int, int> KeepState::changed(int gap, Decision a, Decision b) const {
+  const Gap& g = dag_.gaps[gap];
+  int lo = dag_.n, hi = -1;
+  auto cover = [&](int t) {
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  };
+  // Residency differs only where one decision's hold or resume lies between the other's: scan
+  // entries from the least of the four to the greatest (never beyond the gap).
+  const int from = std::max(g.lo + 1, std::min({a.hold, a.resume, b.hold, b.resume}));
+  const int to = std::min({g.hi, dag_.n - 1, std::max({a.hold, a.resume, b.hold, b.resume}) + 1});
+  for (int t = from; t <= to; ++t)
+    if (resident_with(gap, a, t) != resident_with(gap, b, t)) {
+      cover(t - 1);
+      cover(t);
+    }
+  if (seeds(g, a)) cover(a.resume);
+  if (seeds(g, b)) cover(b.resume);
+  return {std::max(lo, 0), hi};
+}
 
 void KeepState::move(int gap, Decision d) {
   const Gap& g = dag_.gaps[gap];
   const Decision old = dec_[gap];
   const int64_t m = dag_.mem[g.value];
-  auto [lo, hi] = changed(old, d);
+  auto [lo, hi] = changed(gap, old, d);
   for (int t = std::max(lo + 1, g.lo + 1); t <= std::min({hi, g.hi, dag_.n - 1}); ++t) {
     bool was = resident_with(gap, old, t), now = resident_with(gap, d, t);
     if (was != now) base_[t] += now ? m : -m;
@@ -130,7 +169,9 @@ void KeepState::move(int gap, Decision d) {
   dec_[gap] = d;
 }
 
-void KeepState::set(int gap, int hold, int resume) {
+void KeepState::set(int gap, int hold, int resume) { set_through(gap, hold, resume, dag_.n - 1); }
+
+void KeepState::set_through(int gap, int hold, int resume, int last) {
   const Gap& g = dag_.gaps[gap];
   HM_ASSERT(hold >= g.lo && hold <= g.hi && resume >= g.lo && resume <= g.hi, "KeepState::set: outside the gap");
   HM_ASSERT(!g.tail || resume == g.hi, "KeepState::set: a tail gap never resumes");
@@ -138,10 +179,10 @@ void KeepState::set(int gap, int hold, int resume) {
   if (!g.tail && hold >= resume) d = {g.lo, g.lo};  // kept
   const Decision old = dec_[gap];
   if (old.hold == d.hold && old.resume == d.resume) return;
+  auto [lo, hi] = changed(gap, old, d);
   journal_.push_back({gap, 0, old, 0, 0});
   move(gap, d);
-  auto [lo, hi] = changed(old, d);
-  for (int t = lo; t <= std::min(hi, dag_.n - 1); ++t) store(t, evaluate(t));
+  for (int t = lo; t <= std::min({hi, last, dag_.n - 1}); ++t) store(t, evaluate(t));
 }
 
 void KeepState::assign(const std::vector<Decision>& decisions) {

@@ -19,6 +19,7 @@
 // evaluated again. Every change is journalled, so a trial can be undone.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "hiremate/schedule/schedule.h"
@@ -43,10 +44,19 @@ class KeepState {
   const std::vector<Decision>& decisions() const { return dec_; }
   // Resident on entry to stage t (value < t).
   bool resident(int value, int t) const;
+  // The latest stage u <= t at whose entry `value` is resident, or -1 (jumps over whole gaps and
+  // drops instead of testing stage by stage).
+  int latest_resident(int value, int t) const;
 
   // Sets a gap's decision and evaluates the stages it touches. A kept gap is stored as (lo, lo).
   void set(int gap, int hold, int resume);
   void set(int gap, int resume) { set(gap, dec_[gap].hold, resume); }
+  // As set(), but evaluates only the touched stages up to `last`: later ones keep their old peak and
+  // cost (and the totals with them) until refresh(). For a search that moves forward through the
+  // stages and refreshes each one it reaches (the eviction sweep); rollback() undoes it as a set().
+  void set_through(int gap, int hold, int resume, int last);
+  // Evaluates stage t again.
+  void refresh(int t) { store(t, evaluate(t)); }
   // Sets every decision at once (evaluates every stage); clears the journal.
   void assign(const std::vector<Decision>& decisions);
 
@@ -74,6 +84,7 @@ class KeepState {
   Eval evaluate(int t) const;
   void store(int t, Eval e);  // updates totals, journals the old values
   void move(int gap, Decision d);  // the decision and the entry bytes of the stages it covers
+  std::pair<int, int> changed(int gap, Decision a, Decision b) const;  // the stages to evaluate again
   bool resident_with(int gap, Decision d, int t) const;
 
   const StageDag& dag_;

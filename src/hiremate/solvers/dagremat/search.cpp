@@ -9,12 +9,22 @@ namespace hiremate::dagremat {
 int latest_cheap_resume(const KeepState& s, int gap, int from) {
   const StageDag& dag = s.dag();
   const Gap& g = dag.gaps[gap];
-  for (int r = g.hi; r >= std::max(from, g.lo + 1); --r) {
-    bool ready = true;
-    for (int p : dag.pred[g.value]) ready = ready && s.resident(p, r);
-    if (ready) return r;
+  const int lower = std::max(from, g.lo + 1);
+  // The largest r <= hi where every input is resident: lower r to each input's latest resident
+  // stage until none moves it (a stage-by-stage scan took a third of the eviction sweep's time).
+  int r = g.hi;
+  for (bool moved = true; moved && r >= lower;) {
+    moved = false;
+    for (int p : dag.pred[g.value]) {
+      const int u = s.latest_resident(p, r);
+      if (u < lower) return g.hi;
+      if (u < r) {
+        r = u;
+        moved = true;
+      }
+    }
   }
-  return g.hi;
+  return r >= lower ? r : g.hi;
 }
 
 namespace {
