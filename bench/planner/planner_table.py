@@ -6,10 +6,13 @@ solvers under the same budget and writes a markdown table: overhead (time over k
 time and status per solver, and the gap of hiremate to the best plan any solver found.
 
 Usage: bench/planner/planner_table.py [--sizes 100,500,2000,5000] [--shapes transformer,unet,encoder_decoder]
-           [--budget 60] [--solvers hiremate,hilp,rockmate,twremat,checkmate] [--time-limit 120]
+           [--budgets 60] [--solvers hiremate,hilp,rockmate,twremat,checkmate] [--time-limit 120] [--threads 2]
            [--large-time-limit 300] [--checkmate-max-nodes 600] [--public fcn8-b32-train,resnet50-b256-train]
            [--public-budgets 90,80,70] [--out bench/results/planner.md]
-Every number is measured in this run on this machine (2 shared cores: compare within a row).
+Every number is measured in this run on this machine (2 shared cores: compare within a row). Per row
+also the best lower bound any solver reported (as an overhead: hilp and hiremate carry the loss-point
+bound, checkmate CBC's) and the computed lines of issue 21: rows where hilp has a plan when another
+solver has one, hilp within 1 point of the row's best, hilp ahead of twremat, hiremate's gap.
 """
 import argparse
 import json
@@ -17,11 +20,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from benchlib import HIREMATE, SIZES, shared_graphs, solve  # noqa: E402
+from benchlib import HIREMATE, SIZES, provenance, provenance_lines, shared_graphs, solve  # noqa: E402
 
 
 def cell(r):
@@ -32,21 +34,63 @@ def cell(r):
     return f"{r['overhead_percent']:.2f} % / {100 * r['peak'] / r['baseline_peak']:.1f} % / {r['wall']:.1f} s"
 
 
+def overhead(r):
+    return r.get("overhead_percent") if r else None
+
+
+def bound_percent(results):
+    """The best lower bound of the row as an overhead (%), or None."""
+    best = None
+    for r in results.values():
+        if r and r.get("bound") is not None and r.get("baseline_time"):
+            b = 100.0 * (r["bound"] / r["baseline_time"] - 1)
+            best = b if best is None else max(best, b)
+    return best
+
+
 def row(name, nodes, budget, solvers, results):
-    best = min((r["overhead_percent"] for r in results.values() if r and r.get("overhead_percent") is not None),
-               default=None)
+    best = min((overhead(r) for r in results.values() if overhead(r) is not None), default=None)
     h = results.get("hiremate")
     gap = "-"
-    if best is not None and h and h.get("overhead_percent") is not None:
-        gap = f"{h['overhead_percent'] - best:+.2f}"
-    return f"| {name} | {nodes} | {budget} % | " + " | ".join(cell(results.get(s)) for s in solvers) + f" | {gap} |"
+    if best is not None and overhead(h) is not None:
+        gap = f"{overhead(h) - best:+.2f}"
+    lb = bound_percent(results)
+    bound = f"{lb:.2f} %" if lb is not None else "-"
+    to_bound = f"{best - lb:.2f}" if lb is not None and best is not None else "-"
+    return (f"| {name} | {nodes} | {budget} % | " + " | ".join(cell(results.get(s)) for s in solvers) +
+            f" | {gap} | {bound} | {to_bound} |")
+
+
+def summary(rows_results):
+    """Issue 21's computed lines over (results) of every row."""
+    have = [r for r in rows_results if any(overhead(x) is not None for x in r.values())]
+    lines = []
+    if any("hilp" in r for r in rows_results):
+        hilp_plans = sum(overhead(r.get("hilp")) is not None for r in have)
+        lines.append(f"- hilp has a plan in {hilp_plans} of the {len(have)} rows where some solver has one")
+        best = [min(overhead(x) for x in r.values() if overhead(x) is not None) for r in have]
+        within = sum(overhead(r.get("hilp")) is not None and overhead(r.get("hilp")) <= b + 1.0
+                     for r, b in zip(have, best))
+        lines.append(f"- hilp within 1 point of the row's best in {within} of {len(have)} rows")
+        if any("twremat" in r for r in rows_results):
+            ahead = sum(overhead(r.get("hilp")) is not None and
+                        (overhead(r.get("twremat")) is None or overhead(r["hilp"]) < overhead(r["twremat"]))
+                        for r in have)
+            lines.append(f"- hilp ahead of twremat (or twremat without a plan) in {ahead} of {len(have)} rows")
+    if any("hiremate" in r for r in rows_results):
+        gaps = [overhead(r["hiremate"]) - min(overhead(x) for x in r.values() if overhead(x) is not None)
+                for r in have if overhead(r.get("hiremate")) is not None]
+        lines.append(f"- hiremate has a plan in {len(gaps)} of {len(have)} rows; its largest gap to the row's best: "
+                     + (f"{max(gaps):+.2f} points" if gaps else "-"))
+    return lines
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100,500,2000,5000")
     ap.add_argument("--shapes", default="transformer,unet,encoder_decoder")
-    ap.add_argument("--budget", default="60")
+    ap.add_argument("--budgets", default="60", help="percentages of the keep-all peak, comma-separated")
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--solvers", default="hiremate,hilp,rockmate,twremat,checkmate")
     ap.add_argument("--time-limit", type=float, default=120)
     ap.add_argument("--large-time-limit", type=float, default=300, help="for graphs of 1,000 compute nodes or more")
@@ -59,13 +103,15 @@ def main():
     if not os.path.exists(HIREMATE):
         sys.exit(f"bench: build first ({HIREMATE} is missing)")
     solvers = a.solvers.split(",")
-    lines = ["# Hierarchical planner benchmark", "",
-             f"`bench/planner/planner_table.py` on {time.strftime('%Y-%m-%d')}, 2 shared cores. Cells: overhead "
-             "(time over keep-all) / peak (% of keep-all) / wall seconds. `gap`: hiremate minus the best overhead "
-             "of the row, in points.", "",
-             "## Generated training graphs", "",
-             "| graph | compute nodes | budget | " + " | ".join(solvers) + " | gap |",
-             "|---|---|---|" + "---|" * len(solvers) + "---|"]
+    header = ["| graph | compute nodes | budget | " + " | ".join(solvers) + " | gap | bound | best - bound |",
+              "|---|---|---|" + "---|" * len(solvers) + "---|---|---|"]
+    lines = ["# Hierarchical planner benchmark", ""] + provenance_lines(provenance(binary=HIREMATE)) + [
+             "", f"Limits {a.time_limit:g} s ({a.large_time_limit:g} s from 1,000 nodes), {a.threads} threads. Cells: "
+             "overhead (time over keep-all) / peak (% of keep-all) / wall seconds. `gap`: hiremate minus the best "
+             "overhead of the row, in points; `bound`: the best lower bound any solver reported, as an overhead; "
+             "`best - bound`: the row's best plan minus it, in points.", "",
+             "## Generated training graphs", ""] + header
+    all_results = []
     with tempfile.TemporaryDirectory() as tmp:
         for shape in a.shapes.split(","):
             for size in [int(s) for s in a.sizes.split(",")]:
@@ -76,25 +122,26 @@ def main():
                                capture_output=True)
                 nodes = len(json.load(open(path))["compute"])
                 limit = a.large_time_limit if nodes >= 1000 else a.time_limit
-                results = {}
-                for s in solvers:
-                    if s == "checkmate" and nodes > a.checkmate_max_nodes:
-                        results[s] = None
-                        continue
-                    results[s] = solve(path, s, a.budget + "%", limit)
-                    print(f"{shape} {nodes} {s}: {cell(results[s])}", file=sys.stderr, flush=True)
-                lines.append(row(f"{shape}-{size}", nodes, a.budget, solvers, results))
-                open(a.out, "w").write("\n".join(lines) + "\n")
+                for budget in a.budgets.split(","):
+                    results = {}
+                    for s in solvers:
+                        if s == "checkmate" and nodes > a.checkmate_max_nodes:
+                            results[s] = None
+                            continue
+                        results[s] = solve(path, s, budget + "%", limit, threads=a.threads)
+                        print(f"{shape} {nodes} {budget} % {s}: {cell(results[s])}", file=sys.stderr, flush=True)
+                    all_results.append(results)
+                    lines.append(row(f"{shape}-{size}", nodes, budget, solvers, results))
+                    open(a.out, "w").write("\n".join(lines) + "\n")
+        lines += ["", "Computed over the rows above:", ""] + summary(all_results)
     if a.public:
-        lines += ["", "## Checkmate-derived training graphs (`--training`)", "",
-                  "| graph | compute nodes | budget | " + " | ".join(solvers) + " | gap |",
-                  "|---|---|---|" + "---|" * len(solvers) + "---|"]
+        lines += ["", "## Checkmate-derived training graphs (`--training`)", ""] + header
         for name in a.public.split(","):
             path = os.path.join(shared_graphs(), name + ".json")
             for b in a.public_budgets.split(","):
                 results = {}
                 for s in solvers:
-                    results[s] = solve(path, s, b + "%", a.time_limit, ["--training"])
+                    results[s] = solve(path, s, b + "%", a.time_limit, ["--training"], threads=a.threads)
                     print(f"{name} {b} {s}: {cell(results[s])}", file=sys.stderr, flush=True)
                 lines.append(row(name, "-", b, solvers, results))
                 open(a.out, "w").write("\n".join(lines) + "\n")
