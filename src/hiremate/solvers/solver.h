@@ -55,8 +55,12 @@ class Solver {
   virtual std::string description() const = 0;
   // Whether it can plan this graph (e.g. recompute_all needs a training graph); if not, why.
   virtual std::optional<std::string> unsupported(const Graph&) const { return std::nullopt; }
-  // Solves; the caller checks the result (use solve_checked()).
+  // Solves; the caller checks the result (use solve_checked()). solve_checked() refuses a budget
+  // below min_budget(g) first, so a solver need not check it.
   virtual Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const = 0;
+  // Whether solve_checked() still runs it below min_budget(g), where no schedule exists: a cheap
+  // heuristic whose note says how low it got (Plan::lowest_peak). Others are refused at once.
+  virtual bool reports_lowest_peak() const { return false; }
 };
 
 std::vector<std::string> solver_names();
@@ -64,8 +68,9 @@ std::vector<std::string> solver_names();
 std::unique_ptr<Solver> make_solver(const std::string& name);
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
-// Throws BadInput when the solver does not apply to the graph. A solver that gave up below the
-// floor every schedule needs (checkmate_min_budget) is reported Infeasible: that is a proof.
+// Throws BadInput when the solver does not apply to the graph. A budget below the floor every
+// schedule needs (min_budget, schedule/min_budget.h) is Infeasible, a proof, for every solver: the
+// check is made here once, before the solver runs (see Solver::reports_lowest_peak).
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt);
 
 // Nothing when `plan` has a schedule; otherwise throws Infeasible where the plan says it is proven,

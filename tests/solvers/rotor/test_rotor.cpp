@@ -7,6 +7,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/generate.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
@@ -171,7 +172,7 @@ TEST(Rotor, MatchesTheExactSolverOnSmallChains) {
                         Case{generate::chain(plain), false}}) {
     const Graph& g = c.g;
     Baseline base = baseline(g);
-    int64_t lo = checkmate_min_budget(g);
+    int64_t lo = min_budget(g);
     SolveOptions opt;
     opt.time_limit = 30;
     int compared = 0;

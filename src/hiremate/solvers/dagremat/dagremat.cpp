@@ -12,7 +12,6 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
 #include "hiremate/solvers/dagremat/search.h"
@@ -32,12 +31,6 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                                     0.95 * opt.time_limit));
   Plan plan;
-  int64_t floor_budget = checkmate_min_budget(g);
-  if (budget < floor_budget) {
-    plan.status = PlanStatus::Infeasible;
-    plan.note = below_min_budget_note(budget, floor_budget);
-    return plan;
-  }
   dagremat::StageDag dag(g);
   const int64_t cap = budget - dag.sources;
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "hiremate/common/error.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/schedule/min_budget.h"
 
 namespace hiremate::hilp {
 
@@ -83,7 +83,7 @@ Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
   const Graph& g = cg.graph;
   const int64_t save_hi = simulate(g, cluster_schedule(cg, all[0])).bytes_at_loss;
   const int64_t save_lo = simulate(g, cluster_schedule(cg, all[1])).bytes_at_loss;
-  const int64_t peak_lo = std::min(checkmate_min_budget(g), all[0].peak);
+  const int64_t peak_lo = std::min(min_budget(g), all[0].peak);
   std::vector<int64_t> peaks = linspace(peak_lo, all[0].peak, opt.peak_points, false);
 
   std::vector<Option> found;

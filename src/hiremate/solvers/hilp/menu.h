@@ -2,7 +2,7 @@
 //
 // build_menu runs bottom solvers (registry names) on the cluster graph over a grid of budgets:
 //  - peak axis: `peak_points` budgets spread evenly from the least any schedule can need
-//    (checkmate_min_budget, the largest "inputs + outputs + overhead" of one node) to the autograd
+//    (min_budget, the largest "inputs + outputs + overhead" of one node) to the autograd
 //    option's peak, both on the cluster graph, interfaces included (what a bottom solver sees);
 //  - save axis, per peak budget P: `save_points` save budgets (bytes held at the loss) from
 //    min(P, autograd's) down to recompute_all's (the least a schedule can hold at the loss), solved
