@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hiremate/graph/graph.h"
@@ -32,6 +33,14 @@ struct SolveOptions {
   // Training graphs: the most bytes resident right after the loss (what the forward half hands the
   // backward half, SimResult::bytes_at_loss). None: only the peak budget applies.
   std::optional<int64_t> save_budget;
+  // Experiment knobs (defaults are the measured choices; see the solvers' comments):
+  // CBC parameters (name, value), e.g. {"cuts", "off"}, appended to those checkmate's model sets;
+  // `hiremate solve --cbc-parameter name=value`.
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
+  // dagremat's improvement search (dagremat.h, step 2): Mixed runs ruin and recreate on two threads
+  // of three and annealing on the third; the others run one of them on every thread.
+  enum class DagRematSearch { Mixed, Annealing, RuinAndRecreate };
+  DagRematSearch dagremat_search = DagRematSearch::Mixed;
 };
 
 struct Plan {

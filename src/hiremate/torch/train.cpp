@@ -147,7 +147,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   r.recomputations = plan.sim.recomputations;
 
   Executor ex(*cap, g);
-  ex.trace = std::getenv("HIREMATE_EXEC_TRACE") != nullptr;
+  ex.trace = opt.trace;
   auto names = parameter_names(cap->module);
   std::unique_ptr<PlainTrainer> plain;
   if (opt.compare) plain = std::make_unique<PlainTrainer>(model_path, inputs, device);

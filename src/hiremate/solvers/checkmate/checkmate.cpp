@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
 
 #include "hiremate/common/error.h"
@@ -110,17 +109,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   // of `seconds` that starts now.
   auto grace = [&](double seconds) { return std::max(0.05, 1.05 * opt.time_limit - 0.2 - elapsed() - seconds); };
   mo.cbc_parameters = m.cbc_parameters;
-  if (const char* e = std::getenv("HIREMATE_CBC_PARAMETERS")) {  // for experiments: name=value,name=value
-    std::string spec = e;
-    for (size_t p = 0; p < spec.size();) {
-      size_t comma = spec.find(',', p);
-      if (comma == std::string::npos) comma = spec.size();
-      std::string item = spec.substr(p, comma - p);
-      size_t eq = item.find('=');
-      if (eq != std::string::npos) mo.cbc_parameters.push_back({item.substr(0, eq), item.substr(eq + 1)});
-      p = comma + 1;
-    }
-  }
+  mo.cbc_parameters.insert(mo.cbc_parameters.end(), opt.cbc_parameters.begin(), opt.cbc_parameters.end());
   // Starts and fallbacks are checked against every row: one that does not fit the budget is dropped
   // (keep-all often does not), and CBC never sees an inconsistent start.
   auto full = [&](const checkmate::Assignment& a) {
