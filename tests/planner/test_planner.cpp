@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "support/small_models.h"

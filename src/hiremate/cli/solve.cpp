@@ -8,6 +8,7 @@
 #include "hiremate/cli/progress.h"
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/solvers/solver.h"
 

@@ -72,9 +72,7 @@ class Solver {
   virtual bool reports_lowest_peak() const { return false; }
 };
 
-std::vector<std::string> solver_names();
-// Throws BadInput naming the known solvers when `name` is unknown.
-std::unique_ptr<Solver> make_solver(const std::string& name);
+// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions).
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
 // Throws BadInput when the solver does not apply to the graph. A budget below the floor every

@@ -16,6 +16,7 @@
 #include "hiremate/common/units.h"
 #include "hiremate/graph/adopt_times.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
 #include "hiremate/torch/measure.h"

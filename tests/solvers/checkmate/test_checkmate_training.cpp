@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "hiremate/graph/generate.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"

@@ -5,6 +5,7 @@
 #include "hiremate/common/random.h"
 #include "hiremate/graph/generate.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/dagremat/dagremat.h"

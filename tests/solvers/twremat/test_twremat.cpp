@@ -6,6 +6,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/twremat/twremat.h"

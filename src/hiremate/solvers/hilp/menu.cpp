@@ -74,8 +74,9 @@ Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
     throw BadInput(fmt::format("menu: peak_points ({}) and save_points ({}) must be at least 1", opt.peak_points,
                                opt.save_points));
   if (!(opt.time_limit > 0)) throw BadInput(fmt::format("menu: time_limit must be positive, not {}", opt.time_limit));
-  std::vector<std::unique_ptr<Solver>> solvers;
-  for (const auto& name : opt.solvers) solvers.push_back(make_solver(name));
+  const auto& solvers = opt.solvers;
+  for (const auto& solver : solvers)
+    if (!solver) throw BadInput("menu: a bottom solver is missing (null)");
 
   auto start = std::chrono::steady_clock::now();
   Menu menu;
