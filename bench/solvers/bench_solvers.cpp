@@ -16,6 +16,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/generate.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/solvers/solver.h"
 
 using namespace hiremate;

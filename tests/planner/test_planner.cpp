@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include "hiremate/planner/registry.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "support/small_models.h"
 
@@ -53,7 +55,7 @@ void expect_close_to_flat(const Graph& g, std::optional<KnownGap> known = std::n
     planner::PlannerReport rep;
     Plan h = planner::plan(g, budget, so, po, &rep);
     EXPECT_EQ(rep.rejected, 0);
-    if (budget < checkmate_min_budget(g)) {
+    if (budget < min_budget(g)) {
       EXPECT_FALSE(h.has_schedule);
       EXPECT_EQ(h.status, PlanStatus::Infeasible);
       ++no_plan, ++compared;

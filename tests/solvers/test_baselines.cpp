@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "hiremate/common/error.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/solvers/baselines.h"
 #include "support/tiny_graphs.h"
 

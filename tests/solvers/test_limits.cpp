@@ -7,6 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/graph/generate.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/solver.h"

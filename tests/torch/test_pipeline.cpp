@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/solver.h"
 #include "torch_test_util.h"

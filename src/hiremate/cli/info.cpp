@@ -7,7 +7,7 @@
 
 #include "hiremate/cli/commands.h"
 #include "hiremate/common/units.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
@@ -51,7 +51,7 @@ Runner add_info(CLI::App& app) {
       out["sum_time"] = sum_time;
       out["time_unit"] = g.time_unit;
       out["budgets"] = budgets;
-      out["min_budget"] = checkmate_min_budget(g);  // below it no schedule exists (solve exits 3)
+      out["min_budget"] = min_budget(g);  // below it no schedule exists (solve exits 3)
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";
       return 0;
@@ -66,7 +66,7 @@ Runner add_info(CLI::App& app) {
                format_quantity(b.time), g.time_unit);
     for (int p : {90, 80, 70})
       fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
-    fmt::print("min budget     {} bytes (below it no schedule exists)\n", group_digits(checkmate_min_budget(g)));
+    fmt::print("min budget     {} bytes (below it no schedule exists)\n", group_digits(min_budget(g)));
     fmt::print("memory model   {}\n", memory_model(g));
     return 0;
   };

@@ -38,6 +38,7 @@ Runner add_profile(CLI::App& app) {
                 "time with the process's CPU time, not the wall clock (steadier on a busy machine; use with --threads 1)");
   cmd->add_flag("--compare", a->compare,
                 "also run plain PyTorch forward+backward and print how the graph's keep-all peak and time compare");
+  cmd->add_flag("--debug", a->opt.debug, "print each distinct node's measurement on stderr");
   cmd->add_flag("--json", a->json, "print the summary as JSON on stdout");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;

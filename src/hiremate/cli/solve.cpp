@@ -8,6 +8,7 @@
 #include "hiremate/cli/progress.h"
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/solvers/solver.h"
 
@@ -19,6 +20,8 @@ struct SolveArgs {
   GraphArgs graph;
   std::string budget, save_budget, solver = "hiremate", schedule_out;
   SolveOptions options;
+  std::vector<std::string> cbc_parameters;
+  std::string dagremat_search = "mixed";
   bool json = false;
 };
 
@@ -49,6 +52,14 @@ Runner add_solve(CLI::App& app) {
   cmd->add_option("--schedule-out", a->schedule_out, "write the schedule (hiremate-schedule JSON) to this file");
   cmd->add_flag("-v,--verbose", a->options.verbose, "show the solver's progress on stderr");
   cmd->add_flag("--json", a->json, "print JSON on stdout");
+  cmd->add_option("--cbc-parameter", a->cbc_parameters,
+                  "for experiments: a CBC parameter name=value for checkmate's MILP (repeatable)")
+      ->group("Experiments");
+  cmd->add_option("--dagremat-search", a->dagremat_search,
+                  "for experiments: dagremat's improvement search on every thread: mixed (default), annealing, "
+                  "ruin-and-recreate")
+      ->check(CLI::IsMember({"mixed", "annealing", "ruin-and-recreate"}))
+      ->group("Experiments");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     if (!(a->options.time_limit > 0))  // positive_number() checks the text; this, the value
@@ -58,6 +69,16 @@ Runner add_solve(CLI::App& app) {
     Baseline b = baseline(g);
     int64_t budget = parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
+    for (const auto& p : a->cbc_parameters) {
+      const size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw BadInput(fmt::format("--cbc-parameter: expected name=value, got '{}'", p));
+      a->options.cbc_parameters.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    }
+    using Search = SolveOptions::DagRematSearch;
+    a->options.dagremat_search = a->dagremat_search == "annealing"           ? Search::Annealing
+                                 : a->dagremat_search == "ruin-and-recreate" ? Search::RuinAndRecreate
+                                                                             : Search::Mixed;
     auto solver = make_solver(a->solver);
     Plan plan = [&] {
       // -v has the solver's own log on stderr: no status line between its lines.

@@ -38,6 +38,8 @@ Runner add_train(CLI::App& app) {
   cmd->add_option("--times-from", a->opt.times_from,
                   "plan on the node times of this graph, an earlier `hiremate profile` of the same model "
                   "(sizes stay this run's): several runs then plan on the same times")->check(CLI::ExistingFile);
+  cmd->add_flag("--trace", a->opt.trace,
+                "print, per op of the first step, the simulated and measured activation bytes during and after it");
   cmd->add_flag("--json", a->json, "print the report as JSON");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;

@@ -19,6 +19,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/hilp/cluster_graph.h"
@@ -258,7 +259,7 @@ struct Planner {
     cr.level = cl.level;
     std::vector<Option> opts{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
     const int64_t ub = opts[0].peak;
-    const int64_t lb = std::min(ub, checkmate_min_budget(cg.graph));
+    const int64_t lb = std::min(ub, min_budget(cg.graph));
     int64_t iface = cg.graph.source_bytes();
     for (NodeId d : cg.interface.output_data) iface += cg.graph.data[d].bytes;
     auto fc = [&](NodeId x) { return cg.compute_of(x); };
@@ -474,8 +475,8 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
                                g.name));
   // Below what some node alone needs, nothing fits: said at once, not after the levels' time (under
   // the sanitizers the levels used the whole of a 5 s limit on a 1-byte budget, and the top had no
-  // time left to prove it).
-  if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
+  // time left to prove it). plan() is an entry point of its own (not only through solve_checked).
+  if (const int64_t floor_budget = min_budget(g); budget < floor_budget) {
     Plan out;
     out.status = PlanStatus::Infeasible;
     out.note = below_min_budget_note(budget, floor_budget);

@@ -17,6 +17,7 @@ class AutogradSolver : public Solver {
     return "PyTorch's autodiff: keep everything until its last use (the baseline)";
   }
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+  bool reports_lowest_peak() const override { return true; }  // one simulation
 };
 
 class RecomputeAllSolver : public Solver {
@@ -27,6 +28,7 @@ class RecomputeAllSolver : public Solver {
   }
   std::optional<std::string> unsupported(const Graph& g) const override;
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+  bool reports_lowest_peak() const override { return true; }  // one simulation
 };
 
 Schedule recompute_all_schedule(const Graph& g);

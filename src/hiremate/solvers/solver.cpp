@@ -5,12 +5,7 @@
 #include <chrono>
 
 #include "hiremate/common/error.h"
-#include "hiremate/solvers/baselines.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
-#include "hiremate/solvers/dagremat/dagremat.h"
-#include "hiremate/solvers/rotor/rotor.h"
-#include "hiremate/solvers/twremat/twremat.h"
-#include "hiremate/planner/planner.h"
+#include "hiremate/schedule/min_budget.h"
 
 namespace hiremate {
 
@@ -25,59 +20,35 @@ const char* to_string(PlanStatus s) {
   return "?";
 }
 
-std::vector<std::string> solver_names() {
-  return {"autograd", "recompute_all", "checkmate", "dagremat", "twremat", "rotor", "rockmate", "hilp", "hiremate"};
-}
-
-std::unique_ptr<Solver> make_solver(const std::string& name) {
-  if (name == "autograd") return std::make_unique<AutogradSolver>();
-  if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
-  if (name == "checkmate") return std::make_unique<CheckmateSolver>();
-  if (name == "dagremat") return std::make_unique<DagRematSolver>();
-  if (name == "twremat") return std::make_unique<TwRematSolver>();
-  if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
-  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>();
-  if (name == "hilp") {
-    planner::PlannerOptions p;
-    p.twremat_at_top = false;
-    return std::make_unique<planner::HierarchicalSolver>("hilp", p);
-  }
-  if (name == "hiremate") {
-    planner::PlannerOptions p;
-    p.partitioners = {"bottom_to_top:can_use_rotor=false", "sequence:can_use_rotor=false",
-                      "repetitive:can_use_rotor=false"};
-    p.flat_checkmate_max_nodes = 200;
-    p.rotor_at_top = true;
-    p.dag_solver_for_generic_dags = true;
-    return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
-  }
-  std::string known;
-  for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
-  throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));
-}
-
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt) {
   if (auto why = solver.unsupported(g))
     throw BadInput(fmt::format("solver '{}' does not apply to graph '{}': {}", solver.name(), g.name, *why));
   if (opt.save_budget && !g.is_training())
     throw BadInput("a save budget applies to training graphs (it bounds the bytes held at the loss); this graph "
                    "has no loss");
+  // Below the floor no schedule exists, whatever a solver would try: a proof, said as one, before
+  // any solver spends its time (the planner's levels used the whole of a 5 s limit on a 1-byte
+  // budget).
+  const int64_t floor_budget = min_budget(g);
+  const bool below_floor = budget < floor_budget;
   auto start = std::chrono::steady_clock::now();
-  Plan plan = solver.solve(g, budget, opt);
+  Plan plan;
+  if (!below_floor || solver.reports_lowest_peak()) plan = solver.solve(g, budget, opt);
   plan.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   plan.solver = solver.name();
   plan.budget = budget;
+  if (below_floor) {
+    HM_ASSERT(!plan.has_schedule, "solver " + solver.name() + " returned a schedule below the minimum budget");
+    if (plan.status != PlanStatus::Infeasible || plan.note.empty()) {
+      plan.note = below_min_budget_note(budget, floor_budget) + (plan.note.empty() ? "" : "; " + plan.note);
+      plan.status = PlanStatus::Infeasible;
+    }
+  }
   if (!plan.has_schedule) {
     HM_ASSERT(plan.status == PlanStatus::Infeasible || plan.status == PlanStatus::NoPlanFound ||
                   plan.status == PlanStatus::TimedOut,
               "solver " + solver.name() + " returned no schedule but a feasible status");
     plan.schedule = {};
-    // Below the floor no schedule exists, whatever the solver tried: a proof, said as one.
-    if (plan.status != PlanStatus::Infeasible)
-      if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
-        plan.note = below_min_budget_note(budget, floor_budget) + (plan.note.empty() ? "" : "; " + plan.note);
-        plan.status = PlanStatus::Infeasible;
-      }
     return plan;
   }
   plan.sim = simulate(g, plan.schedule);

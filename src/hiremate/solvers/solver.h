@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hiremate/graph/graph.h"
@@ -32,6 +33,14 @@ struct SolveOptions {
   // Training graphs: the most bytes resident right after the loss (what the forward half hands the
   // backward half, SimResult::bytes_at_loss). None: only the peak budget applies.
   std::optional<int64_t> save_budget;
+  // Experiment knobs (defaults are the measured choices; see the solvers' comments):
+  // CBC parameters (name, value), e.g. {"cuts", "off"}, appended to those checkmate's model sets;
+  // `hiremate solve --cbc-parameter name=value`.
+  std::vector<std::pair<std::string, std::string>> cbc_parameters;
+  // dagremat's improvement search (dagremat.h, step 2): Mixed runs ruin and recreate on two threads
+  // of three and annealing on the third; the others run one of them on every thread.
+  enum class DagRematSearch { Mixed, Annealing, RuinAndRecreate };
+  DagRematSearch dagremat_search = DagRematSearch::Mixed;
 };
 
 struct Plan {
@@ -55,17 +64,20 @@ class Solver {
   virtual std::string description() const = 0;
   // Whether it can plan this graph (e.g. recompute_all needs a training graph); if not, why.
   virtual std::optional<std::string> unsupported(const Graph&) const { return std::nullopt; }
-  // Solves; the caller checks the result (use solve_checked()).
+  // Solves; the caller checks the result (use solve_checked()). solve_checked() refuses a budget
+  // below min_budget(g) first, so a solver need not check it.
   virtual Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const = 0;
+  // Whether solve_checked() still runs it below min_budget(g), where no schedule exists: a cheap
+  // heuristic whose note says how low it got (Plan::lowest_peak). Others are refused at once.
+  virtual bool reports_lowest_peak() const { return false; }
 };
 
-std::vector<std::string> solver_names();
-// Throws BadInput naming the known solvers when `name` is unknown.
-std::unique_ptr<Solver> make_solver(const std::string& name);
+// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions).
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
-// Throws BadInput when the solver does not apply to the graph. A solver that gave up below the
-// floor every schedule needs (checkmate_min_budget) is reported Infeasible: that is a proof.
+// Throws BadInput when the solver does not apply to the graph. A budget below the floor every
+// schedule needs (min_budget, schedule/min_budget.h) is Infeasible, a proof, for every solver: the
+// check is made here once, before the solver runs (see Solver::reports_lowest_peak).
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt);
 
 // Nothing when `plan` has a schedule; otherwise throws Infeasible where the plan says it is proven,

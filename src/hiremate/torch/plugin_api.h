@@ -7,7 +7,7 @@
 
 namespace hiremate::torchbridge {
 
-constexpr int kPluginVersion = 2;
+constexpr int kPluginVersion = 3;  // TrainOptions::trace, ProfileOptions::debug
 
 struct PluginApi {
   int version;

@@ -290,7 +290,7 @@ ProfiledModel profile_capture(const Capture& capture_, const std::string& name, 
       continue;
     }
     m[i] = measure_group(*cap, grp, mo);
-    if (std::getenv("HIREMATE_PROFILE_DEBUG")) {
+    if (opt.debug) {
       std::string saved;
       for (bool b : m[i].input_saved) saved += b ? "S" : "-";
       std::fprintf(stderr, "%zu %s data=%ld ph=%ld fo=%ld/%ld bo=%ld saved=%s out_saved=%d tf=%.3gms tb=%.3gms | %s\n", i,

@@ -30,6 +30,8 @@ struct ProfileOptions {
   // jobs, a long step is preempted more often than a short node, and wall times stop adding up.
   // Meaningful with one thread (threads = 1) and on the CPU only.
   bool cpu_time = false;
+  // Print each distinct node's measurement (bytes, overheads, saved inputs, times) on stderr.
+  bool debug = false;
   // Called after each distinct signature is measured: (done, total, op name).
   std::function<void(size_t, size_t, const std::string&)> progress;
 };

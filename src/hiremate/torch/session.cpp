@@ -7,6 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/torch/memory_counter.h"

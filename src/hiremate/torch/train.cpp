@@ -16,6 +16,7 @@
 #include "hiremate/common/units.h"
 #include "hiremate/graph/adopt_times.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
 #include "hiremate/torch/measure.h"
@@ -147,7 +148,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   r.recomputations = plan.sim.recomputations;
 
   Executor ex(*cap, g);
-  ex.trace = std::getenv("HIREMATE_EXEC_TRACE") != nullptr;
+  ex.trace = opt.trace;
   auto names = parameter_names(cap->module);
   std::unique_ptr<PlainTrainer> plain;
   if (opt.compare) plain = std::make_unique<PlainTrainer>(model_path, inputs, device);

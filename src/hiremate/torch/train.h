@@ -19,6 +19,9 @@ struct TrainOptions {
   uint64_t seed = 0;            // step k draws its random numbers from seed + k, in both runs
   bool compare = true;          // also train plain PyTorch and compare
   std::string times_from;       // a graph of an earlier profile of this model: plan on its times (adopt_times)
+  // Print, per op of the first step, the simulated and the measured activation bytes during and
+  // after it (stderr; `hiremate train --trace`), and take the step's peak from that trace.
+  bool trace = false;
   ProfileOptions profile;
 };
 

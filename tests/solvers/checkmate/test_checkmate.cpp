@@ -4,6 +4,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "support/tiny_graphs.h"
@@ -53,7 +54,7 @@ double brute_force(const Graph& g, int64_t budget) {
 void expect_optimal_equals_brute_force(const Graph& g) {
   CheckmateSolver solver;
   Baseline base = baseline(g);
-  int64_t floor_budget = checkmate_min_budget(g);
+  int64_t floor_budget = min_budget(g);
   double previous = std::numeric_limits<double>::infinity();
   for (int64_t budget = floor_budget; budget <= base.peak; ++budget) {
     double expected = brute_force(g, budget);
@@ -104,7 +105,7 @@ TEST(Checkmate, LazyRelaxationBoundsTheOptimum) {
   for (const Graph& g : {dag({{4, 3, {}}, {2, 1, {0}}, {3, 2, {0}}, {1, 4, {1, 2}}, {5, 1, {0, 3}}, {2, 2, {1, 2, 4}}}),
                          dag({{3, 2, {}}, {1, 1, {0}}, {4, 3, {1}}, {1, 1, {2}}, {2, 1, {3}}, {1, 1, {0, 2, 4}}})}) {
     Baseline base = baseline(g);
-    for (int64_t budget = checkmate_min_budget(g); budget <= base.peak; ++budget) {
+    for (int64_t budget = min_budget(g); budget <= base.peak; ++budget) {
       checkmate::StageModel m = checkmate::build_dag_model(g, budget);
       ASSERT_TRUE(static_cast<bool>(m.lazy));
       milp::Options o;
@@ -135,9 +136,9 @@ TEST(Checkmate, LazyRelaxationBoundsTheOptimum) {
 TEST(Checkmate, BelowTheFloorIsInfeasibleWithTheSmallestBudget) {
   Graph g = hiremate::testing::diamond();
   CheckmateSolver solver;
-  Plan p = solve_checked(solver, g, checkmate_min_budget(g) - 1, {});
+  Plan p = solve_checked(solver, g, min_budget(g) - 1, {});
   EXPECT_EQ(p.status, PlanStatus::Infeasible);
-  EXPECT_NE(p.note.find(std::to_string(checkmate_min_budget(g))), std::string::npos) << p.note;
+  EXPECT_NE(p.note.find(std::to_string(min_budget(g))), std::string::npos) << p.note;
 }
 
 TEST(Checkmate, SaveBudgetOnAGenericDagIsBadInput) {

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "hiremate/graph/generate.h"
+#include "hiremate/planner/registry.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "support/small_models.h"
@@ -65,7 +67,7 @@ double brute_force(const Graph& g, int64_t budget) {
 // Every budget from the floor to the keep-all peak, in `steps` steps (1: every byte).
 void expect_optimal_equals_brute_force(const Graph& g, int64_t steps = 1, bool forces_recomputation = true) {
   CheckmateSolver solver;
-  int64_t lo = checkmate_min_budget(g), hi = baseline(g).peak;
+  int64_t lo = min_budget(g), hi = baseline(g).peak;
   double previous = kNever;
   int feasible = 0, with_recomputation = 0;
   for (int64_t budget = lo; budget <= hi; budget += steps) {

@@ -5,6 +5,8 @@
 #include "hiremate/common/random.h"
 #include "hiremate/graph/generate.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/dagremat/dagremat.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
@@ -196,7 +198,7 @@ TEST(DagRemat, BoundNeverExceedsTheBruteForceOptimum) {
       dag({{2, 5, {}}, {2, 1, {0}}, {4, 2, {1}}, {1, 1, {0, 2}}, {2, 4, {3}}, {1, 1, {1, 4}}})};
   DagRematSolver solver;
   for (const Graph& g : graphs) {
-    int64_t lo = checkmate_min_budget(g), hi = baseline(g).peak;
+    int64_t lo = min_budget(g), hi = baseline(g).peak;
     for (int64_t budget = lo; budget <= hi; ++budget) {
       double best = brute_force(g, budget);
       SolveOptions o;
@@ -228,7 +230,7 @@ TEST(DagRemat, BoundBelowTheExactSolverAndPlanAboveIt) {
     Baseline b = baseline(g);
     for (double f : {0.9, 0.75, 0.6}) {
       int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
-      if (budget < checkmate_min_budget(g)) continue;
+      if (budget < min_budget(g)) continue;
       SolveOptions o;
       o.time_limit = 10;
       Plan e = solve_checked(exact, g, budget, o);
@@ -283,7 +285,7 @@ TEST(DagRemat, RefusesTrainingGraphsAndBudgetsBelowTheFloor) {
   Graph train = generate::chain(cp);
   EXPECT_TRUE(DagRematSolver().unsupported(train).has_value());
   Graph g = random_dag(30, 2);
-  Plan p = solve_checked(DagRematSolver(), g, checkmate_min_budget(g) - 1, {});
+  Plan p = solve_checked(DagRematSolver(), g, min_budget(g) - 1, {});
   EXPECT_EQ(p.status, PlanStatus::Infeasible);
   EXPECT_FALSE(p.has_schedule);
 }

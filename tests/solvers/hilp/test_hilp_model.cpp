@@ -10,6 +10,7 @@
 #include "hiremate/common/error.h"
 
 #include "hiremate/partition/partition.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/hilp/hgraph.h"
 #include "support/small_models.h"
@@ -35,7 +36,7 @@ std::vector<hilp::HPart> flat_parts(const Graph& g) {
 // not prove fails the test rather than passing without a comparison.
 void expect_same_optimum_as_checkmate(const Graph& g) {
   const Baseline b = baseline(g);
-  const int64_t floor = checkmate_min_budget(g);
+  const int64_t floor = min_budget(g);
   hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
   int optima = 0, proofs = 0;
   const std::vector<double> fractions{1.0, 0.8, 0.65, 0.5, 0.35};

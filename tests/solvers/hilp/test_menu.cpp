@@ -6,6 +6,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/generate.h"
+#include "hiremate/planner/registry.h"
 #include "hiremate/schedule/simulate.h"
 #include "solvers/hilp/cluster_support.h"
 
@@ -48,6 +49,7 @@ hilp::Option fake(const std::string& solver, double time, int64_t mem, int64_t f
 TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
   hilp::ClusterGraph cg = middle_of_chain();
   hilp::MenuOptions mo;
+  mo.solvers = {make_solver("checkmate")};
   mo.peak_points = 3;
   mo.save_points = 3;
   mo.time_limit = 10;
@@ -99,7 +101,8 @@ TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
 TEST(HilpMenu, RefusesBadOptions) {
   hilp::ClusterGraph cg = middle_of_chain();
   hilp::MenuOptions mo;
-  mo.solvers = {"no_such_solver"};
+  EXPECT_THROW(make_solver("no_such_solver"), BadInput);  // names are resolved by the registry now
+  mo.solvers = {nullptr};
   EXPECT_THROW(hilp::build_menu(cg, mo), BadInput);
   mo = {};
   mo.peak_points = 0;

@@ -7,6 +7,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/generate.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
@@ -171,7 +172,7 @@ TEST(Rotor, MatchesTheExactSolverOnSmallChains) {
                         Case{generate::chain(plain), false}}) {
     const Graph& g = c.g;
     Baseline base = baseline(g);
-    int64_t lo = checkmate_min_budget(g);
+    int64_t lo = min_budget(g);
     SolveOptions opt;
     opt.time_limit = 30;
     int compared = 0;
@@ -260,14 +261,15 @@ TEST(Rotor, RockmateOnATransformer) {
   tp.heads = 2;
   tp.vocab = 64;
   Graph g = generate::transformer(tp);
-  ASSERT_FALSE(rotor::RockmateSolver().unsupported(g)) << *rotor::RockmateSolver().unsupported(g);
+  const rotor::RockmateSolver rockmate(std::make_shared<CheckmateSolver>());
+  ASSERT_FALSE(rockmate.unsupported(g)) << *rockmate.unsupported(g);
   Baseline base = baseline(g);
   SolveOptions opt;
   opt.time_limit = 20;
   for (double f : {0.5, 0.8}) {
     int64_t b = static_cast<int64_t>(f * static_cast<double>(base.peak));
     Plan ro = solve_checked(rotor::RotorSolver(), g, b, opt);
-    Plan rm = solve_checked(rotor::RockmateSolver(), g, b, opt);
+    Plan rm = solve_checked(rockmate, g, b, opt);
     SCOPED_TRACE(rm.note + " / " + ro.note);
     EXPECT_EQ(ro.note.find("bug"), std::string::npos);
     EXPECT_TRUE(rm.has_schedule);

@@ -6,6 +6,8 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/graph/io/graph_io.h"
+#include "hiremate/planner/registry.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/twremat/twremat.h"
 #include "solvers/twremat/graphs.h"
@@ -167,7 +169,7 @@ TEST(TwRemat, NeverFasterThanTheExactOptimumOnTinyGraphs) {
   tiny.push_back(tw::generic_training(tw::chain(3), "chain3_fb"));
   int compared = 0, worse = 0;
   for (const Graph& g : tiny) {
-    int64_t lo = checkmate_min_budget(g), hi = baseline(g).peak;
+    int64_t lo = min_budget(g), hi = baseline(g).peak;
     for (int64_t budget = lo; budget <= hi; budget += std::max<int64_t>(1, (hi - lo) / 12)) {
       Plan ours = solve_checked(solver, g, budget, {});
       Plan best = solve_checked(exact, g, budget, {});
@@ -189,7 +191,7 @@ TEST(TwRemat, NeverFasterThanTheExactOptimumOnTinyGraphs) {
 TEST(TwRemat, InfeasibleOnlyBelowTheFloorNoPlanFoundAboveIt) {
   TwRematSolver solver;
   Graph g = tw::training(tw::chain(20, 10), 4, "chain");
-  const int64_t floor_budget = checkmate_min_budget(g);
+  const int64_t floor_budget = min_budget(g);
   Plan p = solve_checked(solver, g, floor_budget - 1, {});
   EXPECT_EQ(p.status, PlanStatus::Infeasible);
   EXPECT_FALSE(p.has_schedule);

@@ -48,12 +48,6 @@ class CheckmateSolver : public Solver {
   Plan solve_from(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start) const;
 };
 
-// The smallest budget any schedule in the fixed-order model can have: the largest, over nodes, of
-// what must be resident while it runs (its inputs, its outputs, its overhead, the sources).
-int64_t checkmate_min_budget(const Graph& g);
-// Why `budget`, below that minimum (`floor_budget`), has no plan: the note of every solver that
-// refuses such a budget at once.
-std::string below_min_budget_note(int64_t budget, int64_t floor_budget);
 // Whether g.order is the graph's only topological order: each node reads an output of the one
 // before it. Then fixing the order of first computations (RK-Checkmate's stages) restricts nothing,
 // and the training model's proof of infeasibility holds for every schedule (exit 3, not 4).

@@ -12,7 +12,6 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/dagremat/evict_sweep.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
@@ -33,12 +32,6 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
                                     0.95 * opt.time_limit));
   Plan plan;
-  int64_t floor_budget = checkmate_min_budget(g);
-  if (budget < floor_budget) {
-    plan.status = PlanStatus::Infeasible;
-    plan.note = below_min_budget_note(budget, floor_budget);
-    return plan;
-  }
   dagremat::StageDag dag(g);
   const int64_t cap = budget - dag.sources;
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -192,8 +185,8 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     // threads, two searches of ruin and recreate (rl2-n250 at 80 %, 55 s: 4.897 % against 5.047 %
     // beside annealing; rl4-n1000 at 70 %: a plan, 10.5 %, where there was none) except on
     // resnet50-b256-train, where annealing alone reaches the optimum (0.108 % at 90 %; 0.141 % so).
-    const char* mode = std::getenv("HIREMATE_DAGREMAT_SEARCH");
-    bool annealing = mode ? std::string(mode) == "anneal" : w % 3 == 2;
+    using Search = SolveOptions::DagRematSearch;
+    const bool annealing = opt.dagremat_search == Search::Mixed ? w % 3 == 2 : opt.dagremat_search == Search::Annealing;
     if (annealing) {
       auto found = best_keep;
       stats[w] = dagremat::anneal(s, deadline, rng, found, target);

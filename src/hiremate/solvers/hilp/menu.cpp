@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "hiremate/common/error.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/schedule/min_budget.h"
 
 namespace hiremate::hilp {
 
@@ -74,8 +74,9 @@ Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
     throw BadInput(fmt::format("menu: peak_points ({}) and save_points ({}) must be at least 1", opt.peak_points,
                                opt.save_points));
   if (!(opt.time_limit > 0)) throw BadInput(fmt::format("menu: time_limit must be positive, not {}", opt.time_limit));
-  std::vector<std::unique_ptr<Solver>> solvers;
-  for (const auto& name : opt.solvers) solvers.push_back(make_solver(name));
+  const auto& solvers = opt.solvers;
+  for (const auto& solver : solvers)
+    if (!solver) throw BadInput("menu: a bottom solver is missing (null)");
 
   auto start = std::chrono::steady_clock::now();
   Menu menu;
@@ -83,7 +84,7 @@ Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
   const Graph& g = cg.graph;
   const int64_t save_hi = simulate(g, cluster_schedule(cg, all[0])).bytes_at_loss;
   const int64_t save_lo = simulate(g, cluster_schedule(cg, all[1])).bytes_at_loss;
-  const int64_t peak_lo = std::min(checkmate_min_budget(g), all[0].peak);
+  const int64_t peak_lo = std::min(min_budget(g), all[0].peak);
   std::vector<int64_t> peaks = linspace(peak_lo, all[0].peak, opt.peak_points, false);
 
   std::vector<Option> found;

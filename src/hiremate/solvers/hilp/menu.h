@@ -1,8 +1,8 @@
 // A cluster's menu: the options it offers its parent (research/hiremate.md §4.2, §4.3).
 //
-// build_menu runs bottom solvers (registry names) on the cluster graph over a grid of budgets:
+// build_menu runs the bottom solvers it is given on the cluster graph over a grid of budgets:
 //  - peak axis: `peak_points` budgets spread evenly from the least any schedule can need
-//    (checkmate_min_budget, the largest "inputs + outputs + overhead" of one node) to the autograd
+//    (min_budget, the largest "inputs + outputs + overhead" of one node) to the autograd
 //    option's peak, both on the cluster graph, interfaces included (what a bottom solver sees);
 //  - save axis, per peak budget P: `save_points` save budgets (bytes held at the loss) from
 //    min(P, autograd's) down to recompute_all's (the least a schedule can hold at the loss), solved
@@ -17,6 +17,7 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@
 namespace hiremate::hilp {
 
 struct MenuOptions {
-  std::vector<std::string> solvers = {"checkmate"};  // bottom solvers (registry names) run on the grid
+  // Bottom solvers run on the grid (rockmate's: checkmate); none: the baselines alone.
+  std::vector<std::shared_ptr<const Solver>> solvers;
   int peak_points = 4;     // budgets on the peak axis (§4.2)
   int save_points = 3;     // budgets on the save axis, solved from the largest save budget down
   double time_limit = 10;  // seconds per bottom solve
@@ -43,7 +45,7 @@ struct Menu {
   std::vector<std::string> notes;  // solves that failed / timed out, why
 };
 
-// BadInput for an unknown solver, a non-positive grid size or time limit.
+// BadInput for a missing (null) solver, a non-positive grid size or time limit.
 Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt);
 
 // Deduplicates and Pareto-prunes as described above; options whose solver is "autograd" or

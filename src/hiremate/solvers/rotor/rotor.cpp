@@ -102,6 +102,7 @@ std::optional<std::string> RockmateSolver::unsupported(const Graph& g) const { r
 Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   auto start = Clock::now();
   hilp::MenuOptions mo;
+  mo.solvers = {bottom_};
   mo.threads = opt.threads;
   mo.verbose = opt.verbose;
   // Half the time limit for the menus, one 1/20 of it (at most 10 s) per bottom solve.
@@ -122,8 +123,8 @@ Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   SolveOptions dp = opt;
   dp.time_limit = std::max(0.05, opt.time_limit - seconds_since(start));
   Plan plan = solve_chain(g, chain, budget, dp, cfg_);
-  std::string menus = fmt::format("menus: {} checkmate solves ({} without a plan) in {:.2f} s", solves, failed,
-                                  seconds_since(start));
+  std::string menus = fmt::format("menus: {} {} solves ({} without a plan) in {:.2f} s", solves, bottom_->name(),
+                                  failed, seconds_since(start));
   if (skipped) menus += fmt::format(", {} blocks past half the time limit offer the baselines only", skipped);
   plan.note = menus + "; " + plan.note;
   return plan;

@@ -8,6 +8,8 @@
 // last use) and simulated; the DP's accounting bounds the simulator's, so the plan fits the budget.
 // Status: feasible (optimal within Rotor's persistent schedules and the blocks' options only).
 #pragma once
+#include <memory>
+
 #include "hiremate/solvers/rotor/chain.h"
 #include "hiremate/solvers/solver.h"
 
@@ -37,7 +39,9 @@ class RotorSolver : public Solver {
 
 class RockmateSolver : public Solver {
  public:
-  explicit RockmateSolver(RotorConfig cfg = {}) : cfg_(cfg) {}
+  // `bottom` solves each block's menu (the registry gives it checkmate).
+  explicit RockmateSolver(std::shared_ptr<const Solver> bottom, RotorConfig cfg = {})
+      : bottom_(std::move(bottom)), cfg_(cfg) {}
   std::string name() const override { return "rockmate"; }
   std::string description() const override {
     return "Rotor's chain DP over per-block Checkmate menus (Rockmate; chain-shaped training graphs)";
@@ -46,6 +50,7 @@ class RockmateSolver : public Solver {
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
 
  private:
+  std::shared_ptr<const Solver> bottom_;
   RotorConfig cfg_;
 };
 

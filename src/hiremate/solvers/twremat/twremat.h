@@ -36,6 +36,7 @@ class TwRematSolver : public Solver {
   }
   std::optional<std::string> unsupported(const Graph& g) const override;
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
+  bool reports_lowest_peak() const override { return true; }  // milliseconds to say how low it gets
 
   static constexpr size_t kOpsPerNode = 64;
   static constexpr size_t kOpsBase = 20000;

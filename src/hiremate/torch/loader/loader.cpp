@@ -25,6 +25,8 @@ const PluginApi& plugin() {
   static const PluginApi* api = [] {
     std::string tried;
     std::vector<std::string> candidates;
+    // A path, not a tuning knob (like LD_LIBRARY_PATH): where an installation keeps the plugin. This
+    // file is the CLI's side of the plugin, linked only into the front ends.
     if (const char* env = std::getenv("HIREMATE_TORCH_PLUGIN")) candidates.push_back(env);
     candidates.push_back(next_to_executable());
     candidates.push_back(HIREMATE_TORCH_PLUGIN);

@@ -1,0 +1,46 @@
+#include "hiremate/planner/registry.h"
+
+#include <fmt/format.h>
+
+#include "hiremate/common/error.h"
+#include "hiremate/planner/planner.h"
+#include "hiremate/solvers/baselines.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/dagremat/dagremat.h"
+#include "hiremate/solvers/rotor/rotor.h"
+#include "hiremate/solvers/twremat/twremat.h"
+
+namespace hiremate {
+
+std::vector<std::string> solver_names() {
+  return {"autograd", "recompute_all", "checkmate", "dagremat", "twremat", "rotor", "rockmate", "hilp", "hiremate"};
+}
+
+std::unique_ptr<Solver> make_solver(const std::string& name) {
+  if (name == "autograd") return std::make_unique<AutogradSolver>();
+  if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
+  if (name == "checkmate") return std::make_unique<CheckmateSolver>();
+  if (name == "dagremat") return std::make_unique<DagRematSolver>();
+  if (name == "twremat") return std::make_unique<TwRematSolver>();
+  if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
+  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>(std::make_shared<CheckmateSolver>());
+  if (name == "hilp") {
+    planner::PlannerOptions p;
+    p.twremat_at_top = false;
+    return std::make_unique<planner::HierarchicalSolver>("hilp", p);
+  }
+  if (name == "hiremate") {
+    planner::PlannerOptions p;
+    p.partitioners = {"bottom_to_top:can_use_rotor=false", "sequence:can_use_rotor=false",
+                      "repetitive:can_use_rotor=false"};
+    p.flat_checkmate_max_nodes = 200;
+    p.rotor_at_top = true;
+    p.dag_solver_for_generic_dags = true;
+    return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
+  }
+  std::string known;
+  for (const auto& n : solver_names()) known += (known.empty() ? "" : ", ") + n;
+  throw BadInput(fmt::format("unknown solver '{}'; the solvers are: {}", name, known));
+}
+
+}  // namespace hiremate
