@@ -9,6 +9,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
 #include "hiremate/schedule/schedule_json.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
@@ -37,7 +38,8 @@ Runner add_solve(CLI::App& app) {
   cmd->add_option("-b,--budget", a->budget,
                   "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB, 1.5gb: units are "
                   "case-insensitive), or a fraction of the baseline peak (0.8) or a percentage (80%); a bare "
-                  "integer is bytes (--budget 50 warns: 50% was probably meant)")
+                  "integer is bytes (--budget 50 warns: 50% was probably meant); 'min': the floor below which no schedule exists "
+                  "(see `hiremate info`)")
       ->required();
   cmd->add_option("-s,--solver", a->solver, solver_help());
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
@@ -56,7 +58,7 @@ Runner add_solve(CLI::App& app) {
     warn_if_bare_percentage("--budget", a->budget);
     Graph g = a->graph.load();
     Baseline b = baseline(g);
-    int64_t budget = parse_budget(a->budget, b.peak);
+    int64_t budget = a->budget == "min" ? min_budget(g).bytes : parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     auto solver = make_solver(a->solver);
     Plan plan = [&] {

@@ -478,7 +478,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
     Plan out;
     out.status = PlanStatus::Infeasible;
-    out.note = below_min_budget_note(budget, floor_budget);
+    out.note = below_min_budget_note(g, budget);
     return out;
   }
   Planner p(g, opt, popt);

@@ -75,7 +75,7 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
     // Below the floor no schedule exists, whatever the solver tried: a proof, said as one.
     if (plan.status != PlanStatus::Infeasible)
       if (const int64_t floor_budget = checkmate_min_budget(g); budget < floor_budget) {
-        plan.note = below_min_budget_note(budget, floor_budget) + (plan.note.empty() ? "" : "; " + plan.note);
+        plan.note = below_min_budget_note(g, budget) + (plan.note.empty() ? "" : "; " + plan.note);
         plan.status = PlanStatus::Infeasible;
       }
     return plan;

@@ -38,24 +38,7 @@ double checkmate_build_seconds(const Graph& g) {
          (g.is_training() ? kTrainingVariablesPerSecond : kDagVariablesPerSecond);
 }
 
-int64_t checkmate_min_budget(const Graph& g) {
-  int64_t need = 0;
-  for (const auto& c : g.compute) {
-    int64_t m = c.overhead;
-    for (NodeId d : c.deps)
-      if (!g.data[d].source) m += g.data[d].bytes;
-    for (NodeId d : c.outputs)
-      if (g.data[d].kind != DataKind::Phantoms || c.kind != ComputeKind::Forward) m += g.data[d].bytes;
-    need = std::max(need, m);
-  }
-  return g.source_bytes() + need;
-}
-
-std::string below_min_budget_note(int64_t budget, int64_t floor_budget) {
-  return fmt::format("no schedule fits {} bytes: some node needs {} bytes resident while it runs (its inputs, "
-                     "outputs and overhead, plus the sources); the budget must be at least that",
-                     budget, floor_budget);
-}
+int64_t checkmate_min_budget(const Graph& g) { return min_budget(g).bytes; }
 
 bool order_is_forced(const Graph& g) {
   for (size_t i = 1; i < g.order.size(); ++i) {
@@ -90,7 +73,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
     plan.status = PlanStatus::Infeasible;
-    plan.note = below_min_budget_note(budget, floor_budget);
+    plan.note = below_min_budget_note(g, budget);
     return plan;
   }
   // Building the model is not cut by the time limit (1.5 million variables took 0.9 s, 3.8 million

@@ -30,6 +30,7 @@
 // The solution's compute sequence is turned into a schedule that frees after last use, which never
 // uses more memory than the MILP accounted for, and the simulator checks it against the budget.
 #pragma once
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate {
@@ -49,11 +50,9 @@ class CheckmateSolver : public Solver {
 };
 
 // The smallest budget any schedule in the fixed-order model can have: the largest, over nodes, of
-// what must be resident while it runs (its inputs, its outputs, its overhead, the sources).
+// what must be resident while it runs (its inputs, its outputs, its overhead, the sources):
+// min_budget(g).bytes (solvers/min_budget.h, with the node that sets it and its note).
 int64_t checkmate_min_budget(const Graph& g);
-// Why `budget`, below that minimum (`floor_budget`), has no plan: the note of every solver that
-// refuses such a budget at once.
-std::string below_min_budget_note(int64_t budget, int64_t floor_budget);
 // Whether g.order is the graph's only topological order: each node reads an output of the one
 // before it. Then fixing the order of first computations (RK-Checkmate's stages) restricts nothing,
 // and the training model's proof of infeasibility holds for every schedule (exit 3, not 4).

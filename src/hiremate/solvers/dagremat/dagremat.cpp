@@ -35,7 +35,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   int64_t floor_budget = checkmate_min_budget(g);
   if (budget < floor_budget) {
     plan.status = PlanStatus::Infeasible;
-    plan.note = below_min_budget_note(budget, floor_budget);
+    plan.note = below_min_budget_note(g, budget);
     return plan;
   }
   dagremat::StageDag dag(g);
