@@ -58,6 +58,7 @@ Runner add_solve(CLI::App& app) {
     warn_if_bare_percentage("--budget", a->budget);
     Graph g = a->graph.load();
     Baseline b = baseline(g);
+    const int64_t sources = g.source_bytes();
     int64_t budget = a->budget == "min" ? min_budget(g).bytes : parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     auto solver = make_solver(a->solver);
@@ -77,7 +78,9 @@ Runner add_solve(CLI::App& app) {
       out["solver"] = plan.solver;
       out["status"] = to_string(plan.status);
       out["valid"] = ok && plan.sim.valid;
-      out["budget"] = budget;
+      out["budget"] = budget;  // the graph's bytes: the sources counted
+      out["budget_activations"] = budget - sources;  // train's and Python's units: the sources excluded
+      out["source_bytes"] = sources;
       out["peak"] = ok ? nlohmann::ordered_json(plan.sim.peak) : nlohmann::ordered_json();
       out["time"] = ok ? nlohmann::ordered_json(plan.sim.time) : nlohmann::ordered_json();
       out["baseline_peak"] = b.peak;
@@ -95,8 +98,15 @@ Runner add_solve(CLI::App& app) {
       std::cout << out.dump(2) << "\n";
     } else {
       fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
-      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes)\n", group_digits(budget),
-                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak));
+      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes{})\n", group_digits(budget),
+                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak),
+                 sources > 0 ? ", both with the sources" : "");
+      // `train` and Python count activations only (the inputs excluded): the same budget in their units.
+      if (sources > 0)
+        fmt::print("               {} B of activations: {:.1f} % of the keep-all activation peak {} B (the sources' "
+                   "{} B excluded, as train and Python count)\n",
+                   group_digits(budget - sources), b.peak > sources ? 100.0 * (budget - sources) / (b.peak - sources) : 0.0,
+                   group_digits(b.peak - sources), group_digits(sources));
       if (ok) {
         fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n",
                    group_digits(plan.sim.peak), b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
