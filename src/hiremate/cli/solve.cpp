@@ -39,7 +39,8 @@ Runner add_solve(CLI::App& app) {
                   "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB, 1.5gb: units are "
                   "case-insensitive), or a fraction of the baseline peak (0.8) or a percentage (80%); a bare "
                   "integer is bytes (--budget 50 warns: 50% was probably meant); 'min': the floor below which no schedule exists "
-                  "(see `hiremate info`)")
+                  "(see `hiremate info`). Bytes and the baseline peak count the graph's sources (a profiled model's "
+                  "inputs; train and Python exclude them): the output gives the budget in activations too")
       ->required();
   cmd->add_option("-s,--solver", a->solver, solver_help());
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
