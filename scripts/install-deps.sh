@@ -8,6 +8,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   coinor-libcbc-dev
   libtorch-dev libopenblas0-openmp python3-torch python3-dev pybind11-dev
+  python3-venv python3-pip python3-setuptools python3-wheel  # `pip install .` (tests/pip)
 )
 if [ "${1:-}" = "--bench" ]; then packages+=(python3-matplotlib); fi
 missing=()

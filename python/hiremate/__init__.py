@@ -20,10 +20,11 @@ from . import _hiremate  # noqa: F401
 from .errors import (BadInputError, HiremateError, InfeasibleBudgetError, InputMismatchError, NoPlanFoundError,
                      UntraceableModelError)
 from .memory import measure
+from .min_budget import MinBudget
 from .plan import PlanInfo
 from .plot import plot_memory
 from .profile import ProfiledGraph, profile
 from .wrapper import HiRemate
 
-__all__ = ["HiRemate", "PlanInfo", "plot_memory", "profile", "ProfiledGraph", "measure", "HiremateError",
+__all__ = ["HiRemate", "PlanInfo", "plot_memory", "profile", "ProfiledGraph", "measure", "MinBudget", "HiremateError",
            "BadInputError", "UntraceableModelError", "InputMismatchError", "InfeasibleBudgetError", "NoPlanFoundError"]

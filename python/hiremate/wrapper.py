@@ -27,7 +27,7 @@ _loading = threading.local()
 
 def budget_text(budget):
     """bytes (int), a fraction of the keep-all activation peak (float in (0, 1]), or a string the
-    CLI takes ("1.5GiB", "800MB", "50%", "0.5")."""
+    CLI takes ("1.5GiB", "800MB", "50%", "0.5", "min")."""
     if isinstance(budget, bool):
         raise BadInputError(f"budget must be bytes, a fraction or a string like '1.5GiB' or '50%', not {budget!r}")
     if isinstance(budget, int):
@@ -150,8 +150,9 @@ class HiRemate(torch.nn.Module):
             specialised to their shapes and dtypes. CPU tensors that do not require grad.
         budget (int, float or str): activation memory: bytes (``int``), a fraction of the keep-all
             activation peak (``float`` in (0, 1], ``0.5``) or a string as on the command line
-            (``"1.5GiB"``, ``"800MB"``, ``"1.5gb"``, ``"50%"``, ``"0.5"``). Activations exclude the
-            parameters, their gradients and the inputs (as in HiRemate).
+            (``"1.5GiB"``, ``"800MB"``, ``"1.5gb"``, ``"50%"``, ``"0.5"``), or ``"min"``: the floor
+            below which no plan exists (:meth:`min_budget`). Activations exclude the parameters, their gradients
+            and the inputs (as in HiRemate).
         solver (str): ``"hiremate"`` (the hierarchical planner, default), ``"hilp"``, ``"checkmate"``,
             ``"dagremat"``, ``"rotor"``, ``"rockmate"``, ``"twremat"``, ``"autograd"`` (keep
             everything) or ``"recompute_all"``, as ``hiremate solve --solver``.
@@ -185,7 +186,8 @@ class HiRemate(torch.nn.Module):
         UntraceableModelError: torch.jit.trace fails, forward's path depends on the input values,
             the trace has TorchScript control flow, or there is no single tensor to train on.
         BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad.
-        InfeasibleBudgetError: no plan can fit the budget (a proof: below the floor every schedule needs).
+        InfeasibleBudgetError: no plan can fit the budget (a proof: below the floor every schedule needs;
+            the message names that floor and the node that sets it).
         NoPlanFoundError: the solver found no plan within its time limit (a larger budget, a longer
             time_limit or another solver may find one).
         BadInputError: (from forward) under torch.autocast.
@@ -254,6 +256,25 @@ class HiRemate(torch.nn.Module):
             return cls(model, sample_inputs, budget=None, output_to_loss=output_to_loss, check_trace=check_trace)
         finally:
             _loading.path = None
+
+    @classmethod
+    def min_budget(cls, model, sample_inputs, *, output_to_loss=None, profile_runs=5, check_trace=True):
+        """The floor of `model`'s budget on inputs shaped as `sample_inputs` (no plan below it):
+        traces and profiles it (as :func:`hiremate.profile`; no planning) and returns a :class:`MinBudget`
+        (``.bytes`` of activations, ``.percent`` of the keep-all activation peak, ``.node`` that sets
+        it and why). ``HiRemate(..., budget="min")`` plans there; any budget below it raises
+        InfeasibleBudgetError.
+
+        Args:
+            model, sample_inputs, output_to_loss, check_trace: as for :class:`HiRemate`.
+            profile_runs (int): timed runs per distinct node.
+
+        Raises:
+            UntraceableModelError, BadInputError: as :class:`HiRemate`.
+        """
+        from .profile import profile
+        return profile(model, sample_inputs, profile_runs, output_to_loss=output_to_loss,
+                       check_trace=check_trace).min_budget
 
     def save_plan(self, path):
         """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/common/error.h"
 #include "hiremate/graph/io/graph_io.h"
 #include "hiremate/schedule/schedule_json.h"
@@ -142,6 +143,21 @@ PYBIND11_MODULE(_hiremate, m) {
            [](const Session& s) {
              auto b = hiremate::baseline(s.graph());
              return py::make_tuple(b.peak - s.graph().source_bytes(), b.time, s.graph().source_bytes());
+           })
+      .def("min_budget",
+           [](const Session& s) {
+             const auto& g = s.graph();
+             const auto m = hiremate::min_budget_details(g);
+             py::dict d;
+             d["bytes"] = m.activations();
+             d["percent"] = hiremate::min_budget_percent(g, m);
+             d["node"] = g.compute[m.node].name;
+             d["kind"] = std::string(hiremate::to_string(g.compute[m.node].kind));
+             d["inputs"] = m.inputs;
+             d["outputs"] = m.outputs;
+             d["overhead"] = m.overhead;
+             d["input_bytes"] = m.sources;
+             return d;
            })
       .def(
           "profile",

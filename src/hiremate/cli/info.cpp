@@ -7,14 +7,14 @@
 
 #include "hiremate/cli/commands.h"
 #include "hiremate/common/units.h"
-#include "hiremate/schedule/min_budget.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
 
 Runner add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe a graph: nodes, edges, kinds, baseline peak and time, "
-                                         "budgets at 90/80/70 %");
+                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it");
   auto args = std::make_shared<GraphArgs>();
   auto json = std::make_shared<bool>(false);
   args->add_to(*cmd);
@@ -34,6 +34,7 @@ Runner add_info(CLI::App& app) {
       ++kinds[to_string(d.kind)];
       sources += d.source;
     }
+    const MinBudget mb = min_budget_details(g);
     nlohmann::ordered_json budgets;
     for (int p : {90, 80, 70}) budgets[std::to_string(p)] = ceil_fraction(b.peak, p, 2);
     if (*json) {
@@ -51,7 +52,11 @@ Runner add_info(CLI::App& app) {
       out["sum_time"] = sum_time;
       out["time_unit"] = g.time_unit;
       out["budgets"] = budgets;
-      out["min_budget"] = min_budget(g);  // below it no schedule exists (solve exits 3)
+      out["min_budget"] = mb.bytes;  // below it no schedule exists (solve exits 3)
+      out["min_budget_activations"] = mb.activations();  // the same, inputs (sources) excluded
+      out["min_budget_percent"] = min_budget_percent(g, mb);  // of the keep-all activation peak
+      out["min_budget_node"] = g.compute[mb.node].name;
+      out["min_budget_why"] = mb.why(g);
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";
       return 0;
@@ -66,7 +71,11 @@ Runner add_info(CLI::App& app) {
                format_quantity(b.time), g.time_unit);
     for (int p : {90, 80, 70})
       fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
-    fmt::print("min budget     {} bytes (below it no schedule exists)\n", group_digits(min_budget(g)));
+    fmt::print("min budget     {} bytes (below it no schedule exists; --budget min plans there)\n"
+               "               {} B of activations: {:.1f} % of the keep-all activation peak (inputs excluded)\n"
+               "               set by {}, plus the sources' {} B\n",
+               group_digits(mb.bytes), group_digits(mb.activations()), min_budget_percent(g, mb), mb.why(g),
+               group_digits(mb.sources));
     fmt::print("memory model   {}\n", memory_model(g));
     return 0;
   };

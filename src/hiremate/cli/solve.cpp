@@ -10,6 +10,7 @@
 #include "hiremate/common/units.h"
 #include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
@@ -40,7 +41,9 @@ Runner add_solve(CLI::App& app) {
   cmd->add_option("-b,--budget", a->budget,
                   "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB, 1.5gb: units are "
                   "case-insensitive), or a fraction of the baseline peak (0.8) or a percentage (80%); a bare "
-                  "integer is bytes (--budget 50 warns: 50% was probably meant)")
+                  "integer is bytes (--budget 50 warns: 50% was probably meant); 'min': the floor below which no schedule exists "
+                  "(see `hiremate info`). Bytes and the baseline peak count the graph's sources (a profiled model's "
+                  "inputs; train and Python exclude them): the output gives the budget in activations too")
       ->required();
   cmd->add_option("-s,--solver", a->solver, solver_help());
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
@@ -67,7 +70,8 @@ Runner add_solve(CLI::App& app) {
     warn_if_bare_percentage("--budget", a->budget);
     Graph g = a->graph.load();
     Baseline b = baseline(g);
-    int64_t budget = parse_budget(a->budget, b.peak);
+    const int64_t sources = g.source_bytes();
+    int64_t budget = a->budget == "min" ? min_budget(g) : parse_budget(a->budget, b.peak);
     if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
     for (const auto& p : a->cbc_parameters) {
       const size_t eq = p.find('=');
@@ -96,7 +100,9 @@ Runner add_solve(CLI::App& app) {
       out["solver"] = plan.solver;
       out["status"] = to_string(plan.status);
       out["valid"] = ok && plan.sim.valid;
-      out["budget"] = budget;
+      out["budget"] = budget;  // the graph's bytes: the sources counted
+      out["budget_activations"] = budget - sources;  // train's and Python's units: the sources excluded
+      out["source_bytes"] = sources;
       out["peak"] = ok ? nlohmann::ordered_json(plan.sim.peak) : nlohmann::ordered_json();
       out["time"] = ok ? nlohmann::ordered_json(plan.sim.time) : nlohmann::ordered_json();
       out["baseline_peak"] = b.peak;
@@ -114,8 +120,15 @@ Runner add_solve(CLI::App& app) {
       std::cout << out.dump(2) << "\n";
     } else {
       fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
-      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes)\n", group_digits(budget),
-                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak));
+      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes{})\n", group_digits(budget),
+                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak),
+                 sources > 0 ? ", both with the sources" : "");
+      // `train` and Python count activations only (the inputs excluded): the same budget in their units.
+      if (sources > 0)
+        fmt::print("               {} B of activations: {:.1f} % of the keep-all activation peak {} B (the sources' "
+                   "{} B excluded, as train and Python count)\n",
+                   group_digits(budget - sources), b.peak > sources ? 100.0 * (budget - sources) / (b.peak - sources) : 0.0,
+                   group_digits(b.peak - sources), group_digits(sources));
       if (ok) {
         fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n",
                    group_digits(plan.sim.peak), b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);

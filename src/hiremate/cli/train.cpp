@@ -26,7 +26,7 @@ Runner add_train(CLI::App& app) {
   cmd->add_option("--inputs", a->inputs, "its inputs: a list of tensors saved with torch.save")->required();
   cmd->add_option("--budget", a->opt.budget,
                   "activation memory: bytes (800MB, 64MiB), or a fraction (0.5) or percentage (50%) of the "
-                  "keep-all activation peak")->capture_default_str();
+                  "keep-all activation peak, or 'min' (the floor below which no plan exists, as `hiremate info` prints it)")->capture_default_str();
   cmd->add_option("--solver", a->opt.solver, "any solver of `hiremate solve`")->capture_default_str();
   cmd->add_option("--steps", a->opt.steps, "SGD steps")->capture_default_str()->check(CLI::Range(1, 100000));
   cmd->add_option("--time-limit", a->opt.time_limit, "the solver's time limit, seconds")

@@ -20,6 +20,7 @@
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
 #include "hiremate/schedule/min_budget.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/hilp/cluster_graph.h"
@@ -479,7 +480,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   if (const int64_t floor_budget = min_budget(g); budget < floor_budget) {
     Plan out;
     out.status = PlanStatus::Infeasible;
-    out.note = below_min_budget_note(budget, floor_budget);
+    out.note = below_min_budget_note(g, budget);
     return out;
   }
   Planner p(g, opt, popt);

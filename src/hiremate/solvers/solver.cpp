@@ -6,6 +6,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/schedule/min_budget.h"
+#include "hiremate/solvers/min_budget.h"
 
 namespace hiremate {
 
@@ -40,7 +41,7 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
   if (below_floor) {
     HM_ASSERT(!plan.has_schedule, "solver " + solver.name() + " returned a schedule below the minimum budget");
     if (plan.status != PlanStatus::Infeasible || plan.note.empty()) {
-      plan.note = below_min_budget_note(budget, floor_budget) + (plan.note.empty() ? "" : "; " + plan.note);
+      plan.note = below_min_budget_note(g, budget) + (plan.note.empty() ? "" : "; " + plan.note);
       plan.status = PlanStatus::Infeasible;
     }
   }

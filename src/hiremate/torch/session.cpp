@@ -10,6 +10,7 @@
 #include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/torch/memory_counter.h"
 #include "hiremate/torch/profile_capture.h"
 
@@ -92,7 +93,7 @@ void Session::plan(const std::string& budget, const std::string& solver_name, do
   Baseline keep_all = baseline(graph_);
   summary_.keep_all = keep_all.peak - inputs;
   summary_.keep_all_time = keep_all.time;
-  summary_.budget = parse_budget(budget, summary_.keep_all);
+  summary_.budget = parse_activation_budget(budget, graph_);
 
   auto solver = make_solver(solver_name);
   SolveOptions so;

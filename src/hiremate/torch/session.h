@@ -49,7 +49,7 @@ class Session {
   void profile(const ProfileOptions& opt);
   const ProfiledModel& profiled() const;
 
-  // Plans under `budget` (parse_budget of the keep-all activation peak) with `solver`, checks the
+  // Plans under `budget` (parse_activation_budget: "min", or parse_budget of the keep-all activation peak) with `solver`, checks the
   // plan with the simulator, and makes the executor. Throws Infeasible when no plan fits.
   void plan(const std::string& budget, const std::string& solver, double time_limit);
   // Reads a plan file's text instead (origin names it in messages). Throws BadInput for another

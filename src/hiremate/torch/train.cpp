@@ -17,6 +17,7 @@
 #include "hiremate/graph/adopt_times.h"
 #include "hiremate/graph/io/graph_io.h"
 #include "hiremate/planner/registry.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
 #include "hiremate/torch/measure.h"
@@ -132,7 +133,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   Baseline keep_all = baseline(g);
   r.keep_all = keep_all.peak - g.source_bytes();
   r.keep_all_time = keep_all.time;
-  r.budget = parse_budget(opt.budget, r.keep_all);
+  r.budget = parse_activation_budget(opt.budget, g);
 
   auto solver = make_solver(opt.solver);
   SolveOptions so;

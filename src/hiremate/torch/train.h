@@ -11,7 +11,7 @@
 namespace hiremate::torchbridge {
 
 struct TrainOptions {
-  std::string budget = "1.0";   // parse_budget() of the keep-all activation peak (bytes, 0.5, 50%)
+  std::string budget = "1.0";   // parse_activation_budget(): bytes, 0.5, 50% of the keep-all activation peak, or "min"
   std::string solver = "hiremate";
   int steps = 3;
   double time_limit = 60;       // the solver's, seconds

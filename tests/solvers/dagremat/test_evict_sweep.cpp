@@ -8,7 +8,7 @@
 
 #include "hiremate/graph/generate.h"
 #include "hiremate/schedule/simulate.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/dagremat/dagremat.h"
 #include "hiremate/solvers/solver.h"
 
@@ -38,7 +38,7 @@ TEST(DagRematSweep, FittingStatesAreValidPlansUnderTheBudget) {
   for (uint64_t seed : {1, 2, 3}) {
     Graph g = layered(80, seed == 3 ? 0.47 : 0.3, seed);
     const Baseline b = baseline(g);
-    const int64_t floor_budget = checkmate_min_budget(g);
+    const int64_t floor_budget = min_budget(g);
     StageDag dag(g);
     for (double f : {0.95, 0.9, 0.8, 0.7, 0.6, 0.5}) {
       const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));

@@ -30,6 +30,7 @@
 // The solution's compute sequence is turned into a schedule that frees after last use, which never
 // uses more memory than the MILP accounted for, and the simulator checks it against the budget.
 #pragma once
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate {
