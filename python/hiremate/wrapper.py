@@ -302,7 +302,8 @@ class HiRemate(torch.nn.Module):
 
         Raises:
             InputMismatchError: inputs of other shapes, dtypes or keywords than the sample.
-            BadInputError: inputs that require grad; the model's parameters replaced after wrapping.
+            BadInputError: inputs that require grad; the model's parameters replaced after wrapping;
+                a call under torch.autocast.
         """
         if not self.training or not torch.is_grad_enabled():
             return self.module(*inputs, **kwargs)
