@@ -66,3 +66,20 @@ def cli(*args):
     """Runs the hiremate CLI; returns its parsed --json output."""
     out = subprocess.run([CLI, *args, "--json"], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+class DeepMLP(torch.nn.Module):
+    """`layers` hidden linear layers of `width` between an input and an output layer, forward(x, y)
+    returns the loss: its floor (what one layer needs) is well under its keep-all peak."""
+
+    def __init__(self, layers=6, width=256):
+        super().__init__()
+        self.inp = torch.nn.Linear(16, width)
+        self.hidden = torch.nn.ModuleList(torch.nn.Linear(width, width) for _ in range(layers))
+        self.out = torch.nn.Linear(width, 4)
+
+    def forward(self, x, y):
+        h = torch.tanh(self.inp(x))
+        for layer in self.hidden:
+            h = torch.tanh(layer(h))
+        return torch.nn.functional.cross_entropy(self.out(h), y)

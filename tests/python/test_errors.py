@@ -12,7 +12,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import hiremate
-from support import CLI
+from support import CLI, DeepMLP
 
 
 class MLP(nn.Module):
@@ -127,22 +127,6 @@ class Errors(unittest.TestCase):
         self.assertTrue(issubclass(hiremate.BadInputError, hiremate.HiremateError))
 
 
-class Deep(nn.Module):
-    """Eight linear layers, 256 wide: its floor (what one layer needs) is well under its keep-all peak."""
-
-    def __init__(self, layers=6, width=256):
-        super().__init__()
-        self.inp = nn.Linear(16, width)
-        self.hidden = nn.ModuleList(nn.Linear(width, width) for _ in range(layers))
-        self.out = nn.Linear(width, 4)
-
-    def forward(self, x, y):
-        h = torch.tanh(self.inp(x))
-        for layer in self.hidden:
-            h = torch.tanh(layer(h))
-        return F.cross_entropy(self.out(h), y)
-
-
 SOLVERS = ["autograd", "recompute_all", "checkmate", "twremat", "rotor", "rockmate", "hilp", "hiremate"]
 
 
@@ -155,7 +139,7 @@ class InfeasibleOrNoPlanFound(unittest.TestCase):
     def setUpClass(cls):
         torch.manual_seed(0)
         cls.inputs = sample()
-        graph = hiremate.profile(Deep(), cls.inputs, runs=1)
+        graph = hiremate.profile(DeepMLP(), cls.inputs, runs=1)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "deep.json")
             graph.save(path)
@@ -167,7 +151,7 @@ class InfeasibleOrNoPlanFound(unittest.TestCase):
         for solver in SOLVERS:
             with self.subTest(solver):
                 with self.assertRaisesRegex(hiremate.InfeasibleBudgetError, "proven infeasible") as caught:
-                    hiremate.HiRemate(Deep(), self.inputs, self.floor - 1, solver=solver, time_limit=10,
+                    hiremate.HiRemate(DeepMLP(), self.inputs, self.floor - 1, solver=solver, time_limit=10,
                                       profile_runs=1)
                 self.assertNotIsInstance(caught.exception, hiremate.NoPlanFoundError)
 
@@ -175,7 +159,7 @@ class InfeasibleOrNoPlanFound(unittest.TestCase):
         for solver in SOLVERS:
             with self.subTest(solver):
                 with self.assertRaisesRegex(hiremate.NoPlanFoundError, "not a proof") as caught:
-                    hiremate.HiRemate(Deep(), self.inputs, self.floor, solver=solver, time_limit=0.01,
+                    hiremate.HiRemate(DeepMLP(), self.inputs, self.floor, solver=solver, time_limit=0.01,
                                       profile_runs=1)
                 self.assertNotIsInstance(caught.exception, hiremate.InfeasibleBudgetError)
 

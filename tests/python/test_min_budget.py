@@ -8,25 +8,9 @@ import tempfile
 import unittest
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
 
 import hiremate
-from support import CLI
-
-
-class Deep(nn.Module):
-    def __init__(self, layers=4, width=128):
-        super().__init__()
-        self.inp = nn.Linear(16, width)
-        self.hidden = nn.ModuleList(nn.Linear(width, width) for _ in range(layers))
-        self.out = nn.Linear(width, 4)
-
-    def forward(self, x, y):
-        h = torch.tanh(self.inp(x))
-        for layer in self.hidden:
-            h = torch.tanh(layer(h))
-        return F.cross_entropy(self.out(h), y)
+from support import CLI, DeepMLP
 
 
 class MinBudget(unittest.TestCase):
@@ -34,7 +18,7 @@ class MinBudget(unittest.TestCase):
     def setUpClass(cls):
         torch.manual_seed(0)
         cls.inputs = (torch.randn(64, 16), torch.randint(0, 4, (64,)))
-        cls.graph = hiremate.profile(Deep(), cls.inputs, runs=1)
+        cls.graph = hiremate.profile(DeepMLP(layers=4, width=128), cls.inputs, runs=1)
         cls.min = cls.graph.min_budget
 
     def test_profile_reports_it_in_activations_as_the_cli_does(self):
@@ -57,12 +41,12 @@ class MinBudget(unittest.TestCase):
         self.assertIn(f"{m.percent:.1f} % of the keep-all activation peak", str(m))
 
     def test_classmethod_gives_the_same(self):
-        m = hiremate.HiRemate.min_budget(Deep(), self.inputs, profile_runs=1)
+        m = hiremate.HiRemate.min_budget(DeepMLP(layers=4, width=128), self.inputs, profile_runs=1)
         self.assertEqual((m.bytes, m.node), (self.min.bytes, self.min.node))
 
     def test_budget_min_plans_there_and_trains(self):
         torch.manual_seed(1)
-        model = Deep()
+        model = DeepMLP(layers=4, width=128)
         wrapped = hiremate.HiRemate(model, self.inputs, budget="min", time_limit=20, profile_runs=1)
         self.assertEqual(wrapped.plan.budget, self.min.bytes)
         self.assertLessEqual(wrapped.plan.simulated_peak, wrapped.plan.budget)
@@ -73,7 +57,7 @@ class MinBudget(unittest.TestCase):
 
     def test_one_byte_below_names_the_lowest_budget_and_its_node(self):
         with self.assertRaises(hiremate.InfeasibleBudgetError) as caught:
-            hiremate.HiRemate(Deep(), self.inputs, self.min.bytes - 1, time_limit=10, profile_runs=1)
+            hiremate.HiRemate(DeepMLP(layers=4, width=128), self.inputs, self.min.bytes - 1, time_limit=10, profile_runs=1)
         text = str(caught.exception)
         self.assertIn("the floor below which no schedule exists", text)
         self.assertIn(f"'{self.min.node}'", text)
