@@ -229,6 +229,9 @@ struct Planner {
     return static_cast<double>(hg.nodes.size()) * choices / kHilpVariablesPerSecond;
   }
 
+  // Position i (1..peak_points) of the peak grid strictly between lb and ub.
+  int64_t grid_peak(int64_t lb, int64_t ub, int i) const { return ub - (ub - lb) * i / (popt.peak_points + 1); }
+
   // TW-Remat's plans of the cluster graph on the peak grid, as options: milliseconds on a cluster,
   // and lower-memory ways to run it than recompute_all (which holds the whole cluster's forward in
   // its backward), so that the parent's H-ILP can reach the budgets a flat TW-Remat reaches.
@@ -241,7 +244,7 @@ struct Planner {
       SolveOptions o;
       o.time_limit = limit;
       o.threads = 1;
-      const int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
+      const int64_t peak = grid_peak(lb, ub, i);
       Plan tp = TwRematSolver().solve(cg.graph, peak, o);
       if (tp.has_schedule) opts.push_back(hilp::make_option(cg, tp.schedule, "twremat", peak));
     }
@@ -270,7 +273,7 @@ struct Planner {
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
-        int64_t peak = ub - (ub - lb) * i / (popt.peak_points + 1);
+        int64_t peak = grid_peak(lb, ub, i);
         hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(p, fc, fd, peak));
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
         std::optional<int64_t> save;

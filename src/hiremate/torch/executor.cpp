@@ -53,10 +53,8 @@ bool random_op(const torch::jit::Node* n) {
   return false;
 }
 
-// Adds g into slot idx as autograd's InputBuffer does: in place when a buffer is private and dense.
-void accumulate(std::vector<at::Tensor>& slots, size_t idx, at::Tensor g) {
-  if (slots.size() <= idx) slots.resize(idx + 1);
-  at::Tensor& old = slots[idx];
+// Adds g into old as autograd's InputBuffer does: in place when a buffer is private and dense.
+void accumulate_into(at::Tensor& old, at::Tensor g) {
   auto inplace_ok = [](const at::Tensor& t) {
     return t.is_non_overlapping_and_dense() && t.use_count() == 1 && t.storage().use_count() == 1;
   };
@@ -68,6 +66,11 @@ void accumulate(std::vector<at::Tensor>& slots, size_t idx, at::Tensor g) {
     old = g.add_(old);
   else
     old = old + g;
+}
+
+void accumulate(std::vector<at::Tensor>& slots, size_t idx, at::Tensor g) {
+  if (slots.size() <= idx) slots.resize(idx + 1);
+  accumulate_into(slots[idx], std::move(g));
 }
 
 }  // namespace
@@ -84,8 +87,13 @@ void AccumulateSink::begin_delivery(std::shared_ptr<torch::autograd::Node> node,
 
 void AccumulateSink::end_delivery() {
   if (pending_.defined()) deliver(std::move(pending_));
+  stop_delivery();
+}
+
+void AccumulateSink::stop_delivery() {
   pending_ = at::Tensor();
   target_.reset();
+  hooked_ = false;
 }
 
 void AccumulateSink::deliver(at::Tensor g) {
@@ -111,11 +119,7 @@ torch::autograd::variable_list AccumulateSink::apply(torch::autograd::variable_l
     if (g.defined()) deliver(std::move(g));
     return {};
   }
-  if (g.defined()) {
-    std::vector<at::Tensor> slot{std::move(pending_)};
-    accumulate(slot, 0, std::move(g));
-    pending_ = std::move(slot[0]);
-  }
+  if (g.defined()) accumulate_into(pending_, std::move(g));
   if (remaining_ <= 0 && pending_.defined()) deliver(std::move(pending_));
   return {};
 }

@@ -41,6 +41,8 @@ class AccumulateSink final : public torch::autograd::Node {
   // Delivers what is still summed (a group that reads the parameter but sent it no gradient), then
   // leaves delivery mode.
   void end_delivery();
+  // Leaves delivery mode, dropping what is summed (a step that failed).
+  void stop_delivery();
   at::Tensor buffer;
   int uses = 0;  // groups with a backward that read the parameter: contributions per step at most
 

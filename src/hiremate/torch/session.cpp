@@ -229,7 +229,7 @@ void Session::backward_half(const at::Tensor& grad, const std::vector<at::Tensor
   struct Release {  // the module's autograd nodes are not ours to keep; a failed step drops its sums
     std::vector<Parameter>& sinks;
     ~Release() {
-      for (auto& p : sinks) p.sink->begin_delivery(nullptr, at::Tensor());
+      for (auto& p : sinks) p.sink->stop_delivery();
     }
   } release{sinks};
   for (size_t k = 0; k < sinks.size(); ++k) {
