@@ -53,7 +53,9 @@ Runner add_solve(CLI::App& app) {
                   "training graphs: the most bytes held at the loss (what the forward half hands the backward "
                   "half); same syntax as --budget");
   cmd->add_option("--schedule-out", a->schedule_out, "write the schedule (hiremate-schedule JSON) to this file");
-  cmd->add_flag("-v,--verbose", a->options.verbose, "show the solver's progress on stderr");
+  cmd->add_flag("-v,--verbose", a->options.verbose,
+                "-v: the solvers' and the planner's own log on stderr (per-level report, phases) instead of the "
+                "status line; -vv: also CBC's log");
   cmd->add_flag("--json", a->json, "print JSON on stdout");
   cmd->add_option("--cbc-parameter", a->cbc_parameters,
                   "for experiments: a CBC parameter name=value for checkmate's MILP (repeatable)")
@@ -86,7 +88,10 @@ Runner add_solve(CLI::App& app) {
     auto solver = make_solver(a->solver);
     Plan plan = [&] {
       // -v has the solver's own log on stderr: no status line between its lines.
-      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose);
+      a->options.progress = std::make_shared<Progress>();
+      a->options.progress->baseline(b.time);
+      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose,
+                    a->options.progress);
       return solve_checked(*solver, g, budget, a->options);
     }();
     bool ok = plan.has_schedule;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
+#include "hiremate/cli/progress.h"
 #include "hiremate/common/units.h"
 #include "hiremate/torch/train.h"
 
@@ -44,7 +45,13 @@ Runner add_train(CLI::App& app) {
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     warn_if_bare_percentage("--budget", a->opt.budget);
-    auto r = torchbridge::train_model(a->model, a->inputs, a->opt);
+    a->opt.progress = std::make_shared<Progress>();
+    auto r = [&] {
+      // Profiling, planning (the solver's phases, best plan so far and bound) and the steps.
+      Ticker ticker(fmt::format("hiremate: training {} (the solver's limit: {} s)", a->model, a->opt.time_limit), 0,
+                    true, a->opt.progress);
+      return torchbridge::train_model(a->model, a->inputs, a->opt);
+    }();
     // Step times: the median over the steps after the first (which warms the operator caches up),
     // robust to the preemptions of a shared machine.
     size_t from = r.steps.size() > 1 ? 1 : 0;
