@@ -78,7 +78,9 @@ TEST(CliProgress, SolversReportTheirPhaseBestAndBound) {
     EXPECT_FALSE(s.phase.empty()) << name;
     ASSERT_TRUE(s.best) << name;
     EXPECT_DOUBLE_EQ(*s.best, plan.sim.time) << name;
-    if (s.bound) EXPECT_LE(*s.bound, *s.best + 1e-9) << name;
+    if (s.bound) {
+      EXPECT_LE(*s.bound, *s.best + 1e-9) << name;
+    }
   }
 }
 

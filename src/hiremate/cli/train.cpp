@@ -82,7 +82,9 @@ Runner add_train(CLI::App& app) {
                                   {"simulated_time", r.simulated_time}, {"keep_all_time", r.keep_all_time},
                                   {"recomputations", r.recomputations}, {"max_grad_diff", diff},
                                   {"profile_seconds", r.profile_seconds}, {"solve_seconds", r.solve_seconds},
-                                  {"grads_identical", identical}};
+                                  {"grads_identical", identical},
+                                  {"units", "activation bytes: inputs, parameters and their gradients excluded; "
+                                            "budgets of the keep-all activation peak"}};
       for (const auto& s : r.steps)
         j["steps"].push_back({{"loss", s.loss}, {"plain_loss", s.plain_loss}, {"time", s.time},
                               {"plain_time", s.plain_time}, {"cpu_time", s.cpu_time}, {"plain_cpu_time", s.plain_cpu_time},
@@ -100,6 +102,8 @@ Runner add_train(CLI::App& app) {
                pct(r.simulated_peak));
     fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "measured peak", group_digits(peak), format_bytes(peak), pct(peak));
     fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "plain PyTorch", group_digits(plain_peak), format_bytes(plain_peak), pct(plain_peak));
+    fmt::print("                  (activation bytes: inputs, parameters and their gradients excluded; % of the keep-all "
+               "activation peak)\n");
     fmt::print("step time         {:.4g} ms, plain PyTorch {:.4g} ms ({:+.1f} %); simulated {:.4g} ms, keep-all {:.4g} ms\n",
                time * 1e3, plain_time * 1e3, plain_time > 0 ? 100 * (time - plain_time) / plain_time : 0.0,
                r.simulated_time * 1e3, r.keep_all_time * 1e3);
