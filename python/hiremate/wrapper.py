@@ -223,7 +223,8 @@ class HiRemate(torch.nn.Module):
     Raises:
         UntraceableModelError: torch.jit.trace fails, forward's path depends on the input values,
             the trace has TorchScript control flow, or there is no single tensor to train on.
-        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad.
+        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad,
+            a verbose level other than True, False, 0, 1 or 2.
         InfeasibleBudgetError: no plan can fit the budget (a proof: below the floor every schedule needs;
             the message names that floor and the node that sets it).
         NoPlanFoundError: the solver found no plan within its time limit (a larger budget, a longer

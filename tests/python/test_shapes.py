@@ -78,9 +78,11 @@ class Shapes(unittest.TestCase):
 
     def test_verbose_reports_the_planning_time_of_a_new_shape(self):
         model, _ = twins()
-        wrapped = hiremate.HiRemate(model, batch(16, 1), 1.0, solver="autograd", profile_runs=1)
         err = io.StringIO()
-        wrapped._verbose = 1  # as verbose=True at wrapping
+        with contextlib.redirect_stderr(err):
+            wrapped = hiremate.HiRemate(model, batch(16, 1), 1.0, solver="autograd", profile_runs=1, verbose=True)
+        self.assertRegex(err.getvalue(), r"hiremate: planned input shapes \[16, 16\], \[16\] in \d+\.\d s")
+        err = io.StringIO()
         with contextlib.redirect_stderr(err):
             wrapped(*batch(4, 2)).backward()
         self.assertRegex(err.getvalue(), r"hiremate: planned input shapes \[4, 16\], \[4\] in \d+\.\d s")

@@ -137,9 +137,9 @@ Runner add_solve(CLI::App& app) {
       std::cout << out.dump(2) << "\n";
     } else {
       fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
-      fmt::print("budget         {} bytes of activations ({}, {:.1f} % {} {} bytes)\n",
-                 group_digits(activations), format_bytes(activations), percent(activations), kActivationConvention,
-                 group_digits(keep_all));
+      fmt::print("budget         {} bytes of activations ({}, {:.1f} % of the keep-all activation peak {} bytes, "
+                 "inputs excluded)\n",
+                 group_digits(activations), format_bytes(activations), percent(activations), group_digits(keep_all));
       if (sources > 0)
         fmt::print("               the inputs' {} B come on top: the graph holds at most {} bytes\n",
                    group_digits(sources), group_digits(budget));
@@ -152,7 +152,11 @@ Runner add_solve(CLI::App& app) {
         if (plan.bound)
           fmt::print("bound          {} (gap {:.2f} %)\n", format_quantity(*plan.bound), gap ? *gap * 100 : 0.0);
       }
-      if (!plan.note.empty()) fmt::print("note           {}\n", tidy_numbers(plan.note));
+      // The solvers' notes count the graph's bytes: the inputs included.
+      if (!plan.note.empty())
+        fmt::print("note           {}{}\n",
+                   sources > 0 && plan.note.find("byte") != std::string::npos ? "(the solver's bytes, with the inputs) " : "",
+                   tidy_numbers(plan.note));
       fmt::print("solve time     {}\n", format_seconds(plan.solve_seconds));
     }
     // Exit 3 only on a proof that no schedule fits (the floor, an exact solver's proof for this
