@@ -100,6 +100,18 @@ class Shapes(unittest.TestCase):
             wrapped(x.double(), y)  # another dtype is never planned for
         self.assertEqual(len(wrapped.plans), 1)
 
+    def test_a_loaded_plan_keeps_its_shapes(self):
+        model, _ = twins()
+        wrapped = hiremate.HiRemate(model, batch(16, 1), 1.0, solver="autograd", profile_runs=1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "plan.json")
+            wrapped.save_plan(path)
+            loaded = hiremate.HiRemate.load_plan(model, batch(16, 1), path)
+        self.assertEqual(loaded.plan.input_shapes, ((16, 16), (16,)))
+        loaded(*batch(16, 2)).backward()
+        with self.assertRaisesRegex(hiremate.InputMismatchError, "loaded from a plan file"):
+            loaded(*batch(4, 2))
+
 
 class PlotMemory(unittest.TestCase):
     def test_the_method_draws_the_current_plan(self):
