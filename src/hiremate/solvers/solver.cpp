@@ -21,6 +21,14 @@ const char* to_string(PlanStatus s) {
   return "?";
 }
 
+Deadline deadline_of(const SolveOptions& opt) { return opt.deadline ? *opt.deadline : Deadline(opt.time_limit); }
+
+SolveOptions with_deadline(SolveOptions opt, const Deadline& d) {
+  opt.deadline = d;
+  opt.time_limit = d.left();
+  return opt;
+}
+
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt) {
   if (auto why = solver.unsupported(g))
     throw BadInput(fmt::format("solver '{}' does not apply to graph '{}': {}", solver.name(), g.name, *why));

@@ -10,9 +10,11 @@
 #include <utility>
 #include <vector>
 
+#include "hiremate/common/deadline.h"
 #include "hiremate/graph/graph.h"
 #include "hiremate/schedule/schedule.h"
 #include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/planner_report.h"
 
 namespace hiremate {
 
@@ -26,7 +28,12 @@ enum class PlanStatus {
 const char* to_string(PlanStatus s);
 
 struct SolveOptions {
-  double time_limit = 60;  // wall-clock seconds for the whole solve
+  double time_limit = 60;  // wall-clock seconds for the whole solve (where `deadline` is not set)
+  // The deadline the solve must end by, handed down by a composition (planner/portfolio.h) so that
+  // its parts share one clock; none: a Deadline of `time_limit` from the solve's start
+  // (deadline_of). Whoever sets it sets `time_limit` to its length too, for solvers that read only
+  // the limit.
+  std::optional<Deadline> deadline;
   int threads = 2;
   uint64_t seed = 0;
   bool verbose = false;    // progress on stderr
@@ -43,6 +50,11 @@ struct SolveOptions {
   DagRematSearch dagremat_search = DagRematSearch::Mixed;
 };
 
+// The solve's deadline: opt.deadline, or `time_limit` seconds from now.
+Deadline deadline_of(const SolveOptions& opt);
+// `opt` with `d` as its deadline and what is left of it as its time limit.
+SolveOptions with_deadline(SolveOptions opt, const Deadline& d);
+
 struct Plan {
   std::string solver;
   PlanStatus status = PlanStatus::Infeasible;
@@ -55,6 +67,8 @@ struct Plan {
   std::string note;           // why infeasible, what was tried, what was cut by a time limit, ...
   // Without a schedule: the lowest peak of a plan the solver did build (over the budget), where known.
   std::optional<int64_t> lowest_peak;
+  // The hierarchical planner's per-level table, where it planned (instead of a cast to its type).
+  std::optional<PlannerReport> report;
 };
 
 class Solver {
