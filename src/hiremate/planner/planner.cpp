@@ -102,8 +102,7 @@ struct Planner {
   }
 
   // The flat MILP runs at the top (small graphs), and with half of the top's time when the limit is
-  // long enough for it to improve the hierarchy's plan (at 10 s on a 91-node transformer it had not:
-  // 5.34 % against 3.04 % with the levels' usual share).
+  // long enough for it to improve the hierarchy's plan (measured: bench/results/time_shares.md#planner-flat-milp).
   bool flat_applies() const {
     return popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
   }
@@ -169,8 +168,8 @@ struct Planner {
 
   hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
                        ClusterReport& cr) {
-    // A model that would take longer to build than the solve may last is not built (measured: 0.9
-    // million variables at the top of a 4,991-node transformer took 1.1 s, with 0.1 s left).
+    // A model that would take longer to build than the solve may last is not built
+    // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
     // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
     const double estimate = estimated_build_seconds(hg);
     const double variables = estimate * kHilpVariablesPerSecond;

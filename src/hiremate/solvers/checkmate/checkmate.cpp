@@ -169,7 +169,7 @@ struct MilpRun {
     if (!m.lazy) return std::nullopt;
     const Deadline::TimePoint t0 = deadline.now();
     milp::Options ro = mo;
-    // Measured on rl2-n250 at 80 %: zero-half cuts took 22 s in one round and CBC overran its limit.
+    // No zero-half cuts (measured: bench/results/time_shares.md#checkmate-relaxation-share).
     ro.cbc_parameters.push_back({"zeroHalfCuts", "off"});
     const double lazy_seconds = std::max(0.1, copt.relaxation_share * mo.time_limit);
     ro.grace_seconds = grace(lazy_seconds);

@@ -139,8 +139,7 @@ struct DagRematRun {
         if (!gb.keep[gi]) decisions[gi] = {dag.gaps[gi].lo, dag.gaps[gi].hi};
       relaxed->assign(decisions);
     }
-    // The relaxation's start only while little of the time is gone (its repair took 8 s on rl3-n500
-    // for a 68 % plan).
+    // The relaxation's start only while little of the time is gone (kRelaxedStartShare).
     if (relaxed && ((!keep_all_fits && !swept_fits) || run.elapsed() < DagRematSolver::kRelaxedStartShare * limit))
       repair_start(*relaxed, relaxed_fits, repair_until);
     consider(*swept, swept_fits, "the eviction sweep");

@@ -40,8 +40,8 @@ class DagRematSolver : public Solver {
   // The keep-all start's repair once the eviction sweep has a plan (without one it may take all of
   // it). measured: bench/results/time_shares.md#dagremat-repair-share
   static constexpr double kRepairShare = 0.8;
-  // The relaxation's start is repaired only while less than this share is gone (its repair took 8 s
-  // on rl3-n500 for a 68 % plan).
+  // The relaxation's start is repaired only while less than this share is gone.
+  // measured: bench/results/time_shares.md#dagremat-relaxed-start-share
   static constexpr double kRelaxedStartShare = 0.2;
   // Above this relative gap ((time - bound) / time) the plan's note says which constraint the bound's
   // relaxation drops and how much of the plan's recomputation it leaves uncounted.
