@@ -11,7 +11,8 @@
 
 namespace hiremate::planner {
 
-// make_solver(name) run through solve_checked; opt's deadline (deadline_of) bounds the whole solve.
+// make_solver(name) run through solve_checked. opt.deadline bounds the whole solve; without one it
+// is made here, opt.time_limit from now, and handed down to every part of the solve.
 // Throws BadInput for an unknown name or a solver that does not apply to `g`.
 Plan plan_with(const std::string& name, const Graph& g, int64_t budget, const SolveOptions& opt);
 

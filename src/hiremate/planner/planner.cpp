@@ -106,7 +106,7 @@ struct Planner {
   bool flat_applies() const {
     return popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
   }
-  bool flat_gets_time() const { return flat_applies() && run_deadline.seconds() >= portfolio.flat_min_limit; }
+  bool flat_gets_time() const { return flat_applies() && opt.time_limit >= portfolio.flat_min_limit; }
 
   // What is left of the limit, less the margin.
   double left() const { return planned.left(); }
@@ -194,7 +194,7 @@ struct Planner {
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
-    ho.grace_seconds = std::max(0.05, 1.05 * run_deadline.seconds() - run_deadline.elapsed() - limit);
+    ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - run_deadline.elapsed() - limit);
     hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -440,7 +440,7 @@ struct Planner {
     if (flat_applies() && top.left() > 0.5) {
       SolveOptions o = opt;
       o.threads = threads;
-      o = with_deadline(o, top.share(1));
+      o = part_of(o, top, top.left());
       offer_flat(race, budget, "checkmate (flat)", [&] {
         return checkmate_with_fallbacks(g, budget, o, race.best.has_schedule ? &race.best.schedule : nullptr,
                                         portfolio);
@@ -515,8 +515,8 @@ std::map<int, std::vector<int>> by_height(const partition::ClusterTree& tree) {
 // on small graphs it takes milliseconds.
 void twremat_first(Planner& p, int64_t budget) {
   if (!p.popt.twremat_at_top) return;
-  const double seconds = std::max(0.05, p.portfolio.twremat_at_top_share * p.run_deadline.seconds());
-  p.twremat_plan = TwRematSolver().solve(p.g, budget, with_deadline(p.opt, p.run_deadline.within(seconds)));
+  const double seconds = std::max(0.05, p.portfolio.twremat_at_top_share * p.opt.time_limit);
+  p.twremat_plan = TwRematSolver().solve(p.g, budget, part_of(p.opt, p.run_deadline, seconds));
 }
 
 // Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
@@ -529,7 +529,7 @@ void flat_beside(Planner& p, int64_t budget) {
   SolveOptions o = p.opt;
   o.threads = 1;
   o.verbose = false;
-  o = with_deadline(o, p.run_deadline.within(std::max(0.05, p.left())));
+  o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
   const Graph& g = p.g;
   const PortfolioOptions& portfolio = p.portfolio;
   p.flat_alone = p.pool.run([&g, budget, o, &portfolio] { return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio); });

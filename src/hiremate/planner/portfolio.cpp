@@ -19,7 +19,7 @@ void twremat_fallback(const Graph& g, int64_t budget, const SolveOptions& opt, c
                       const PortfolioOptions& po, Plan& plan) {
   SolveOptions o = opt;
   o.deadline.reset();
-  o.time_limit = std::max(po.twremat_min_seconds, std::min(po.twremat_fallback_share * whole.seconds(), whole.left()));
+  o.time_limit = std::max(po.twremat_min_seconds, std::min(po.twremat_fallback_share * opt.time_limit, whole.left()));
   Plan tw = TwRematSolver().solve(g, budget, o);
   if (!tw.has_schedule) return;
   SimResult r = simulate(g, tw.schedule);
@@ -38,10 +38,10 @@ void twremat_fallback(const Graph& g, int64_t budget, const SolveOptions& opt, c
 // will be built (without a start, CBC found no plan in 120 s on rl2-n250 at 80 %).
 std::optional<Plan> dagremat_start(const Graph& g, int64_t budget, const SolveOptions& opt, const Deadline& whole,
                                    const PortfolioOptions& po) {
-  const double limit = whole.seconds();
+  const double limit = opt.time_limit;
   if (g.is_training() || !checkmate_builds(g, limit, po.checkmate) || baseline(g).peak <= budget) return std::nullopt;
   const double cbc = checkmate_cbc_seconds(limit, checkmate_build_seconds(g, po.checkmate), po.checkmate);
-  SolveOptions o = with_deadline(opt, whole.within(std::max(0.1, po.dagremat_start_share * cbc)));
+  SolveOptions o = part_of(opt, whole, std::max(0.1, po.dagremat_start_share * cbc));
   o.verbose = false;
   Plan d = DagRematSolver().solve(g, budget, o);
   if (opt.verbose)
@@ -58,7 +58,9 @@ Plan checkmate_with_fallbacks(const Graph& g, int64_t budget, const SolveOptions
   const Deadline whole = deadline_of(opt);
   std::optional<Plan> d = start ? std::nullopt : dagremat_start(g, budget, opt, whole, po);
   if (d) start = &d->schedule;
-  Plan plan = CheckmateSolver(po.checkmate).solve_from(g, budget, with_deadline(opt, whole), start);
+  SolveOptions o = opt;
+  o.deadline = whole;  // what dagremat took counts against the MILP's shares
+  Plan plan = CheckmateSolver(po.checkmate).solve_from(g, budget, o, start);
   if (plan.status == PlanStatus::TimedOut) twremat_fallback(g, budget, opt, whole, po, plan);
   return plan;
 }
@@ -71,14 +73,15 @@ Plan dagremat_then_checkmate(const Graph& g, int64_t budget, const SolveOptions&
   const Deadline whole = deadline_of(opt);
   const double build = checkmate_build_seconds(g, po.checkmate);
   if (opt.verbose) std::cerr << fmt::format("hiremate: generic DAG, its flat MILP would build in about {:.2f} s\n", build);
-  if (build > po.dag_milp_build_share * whole.seconds()) return by_dagremat(DagRematSolver().solve(g, budget, opt));
-  Plan d = DagRematSolver().solve(g, budget, with_deadline(opt, whole.within(po.dag_dagremat_share * whole.seconds())));
+  if (build > po.dag_milp_build_share * opt.time_limit) return by_dagremat(DagRematSolver().solve(g, budget, opt));
+  Plan d = DagRematSolver().solve(g, budget, part_of(opt, whole, po.dag_dagremat_share * opt.time_limit));
   if (d.status == PlanStatus::Optimal || d.status == PlanStatus::Infeasible) return d;
   // CBC's end and the final checks overrun a little: the margin.
   const Deadline milp = whole.fraction(po.limit_margin);
   if (milp.left() <= po.min_milp_seconds) return by_dagremat(std::move(d));
   try {
-    Plan c = checkmate_with_fallbacks(g, budget, with_deadline(opt, milp), d.has_schedule ? &d.schedule : nullptr, po);
+    Plan c = checkmate_with_fallbacks(g, budget, part_of(opt, milp, milp.left()), d.has_schedule ? &d.schedule : nullptr,
+                                      po);
     // Its proof is one for the graph (the fixed order is a generic DAG's own): said as such.
     if (c.status == PlanStatus::Infeasible) {
       c.note = "generic DAG: dagremat found no plan, and checkmate's MILP " + c.note;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "hiremate/common/error.h"
@@ -23,9 +24,9 @@ const char* to_string(PlanStatus s) {
 
 Deadline deadline_of(const SolveOptions& opt) { return opt.deadline ? *opt.deadline : Deadline(opt.time_limit); }
 
-SolveOptions with_deadline(SolveOptions opt, const Deadline& d) {
-  opt.deadline = d;
-  opt.time_limit = d.left();
+SolveOptions part_of(SolveOptions opt, const Deadline& parent, double seconds) {
+  opt.deadline = parent.within(seconds);
+  opt.time_limit = std::min(seconds, parent.left());
   return opt;
 }
 

@@ -31,8 +31,8 @@ struct SolveOptions {
   double time_limit = 60;  // wall-clock seconds for the whole solve (where `deadline` is not set)
   // The deadline the solve must end by, handed down by a composition (planner/portfolio.h) so that
   // its parts share one clock; none: a Deadline of `time_limit` from the solve's start
-  // (deadline_of). Whoever sets it sets `time_limit` to its length too, for solvers that read only
-  // the limit.
+  // (deadline_of). Whoever sets it sets `time_limit` to its length too (part_of does): solvers that
+  // read only the limit use it, the others take their shares of it and their clock from `deadline`.
   std::optional<Deadline> deadline;
   int threads = 2;
   uint64_t seed = 0;
@@ -52,8 +52,9 @@ struct SolveOptions {
 
 // The solve's deadline: opt.deadline, or `time_limit` seconds from now.
 Deadline deadline_of(const SolveOptions& opt);
-// `opt` with `d` as its deadline and what is left of it as its time limit.
-SolveOptions with_deadline(SolveOptions opt, const Deadline& d);
+// `opt` for a part of a solve that may take `seconds` of `parent`: its deadline a child of `parent`,
+// its time limit `seconds` (what is left of `parent` where that is less).
+SolveOptions part_of(SolveOptions opt, const Deadline& parent, double seconds);
 
 struct Plan {
   std::string solver;

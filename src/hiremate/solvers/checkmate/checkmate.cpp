@@ -52,8 +52,8 @@ struct MilpRun {
   const SolveOptions& opt;
   const CheckmateOptions& copt;
   const Schedule* start_plan;
-  const Deadline deadline;  // the caller's; its length is the limit the shares are of
-  const double limit = deadline.seconds();
+  const Deadline deadline;  // the caller's (started before the MILP where a composition ran first)
+  const double limit = opt.time_limit;  // its length (SolveOptions::deadline): the shares are of it
   checkmate::StageModel m;
   milp::Options mo;
   bool integral = true;

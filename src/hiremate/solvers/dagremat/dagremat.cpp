@@ -35,8 +35,8 @@ struct DagRematRun {
   const Graph& g;
   const int64_t budget;
   const SolveOptions& opt;
-  const Deadline run;          // the caller's; its length is the limit the shares are of
-  const double limit = run.seconds();
+  const Deadline run;          // the caller's
+  const double limit = opt.time_limit;  // its length (SolveOptions::deadline): the shares are of it
   const Clock::time_point deadline = run.fraction(DagRematSolver::kEndShare).end();
   dagremat::StageDag dag;
   const int64_t cap = budget - dag.sources;
