@@ -481,15 +481,15 @@ struct Planner {
   // The top level: the fast ones first, so that the slow ones cannot starve them: keep-all, Rotor,
   // TW-Remat (solved before the levels), then the H-ILP per partitioning and the flat MILP.
   Plan top(int64_t budget) {
-    const Deadline top = popt.top_time_limit > 0 ? planned.within(popt.top_time_limit) : planned.share(1);
+    const Deadline top_time = popt.top_time_limit > 0 ? planned.within(popt.top_time_limit) : planned.share(1);
     Race race;
     race.best.status = PlanStatus::NoPlanFound;
     race.loss_bound = loss_point_bound(g, budget);
     offer(race, budget, keep_all_schedule(g), "autograd", std::nullopt);
-    offer_rotor(race, budget, top);
+    offer_rotor(race, budget, top_time);
     offer_twremat(race, budget);
-    offer_hilp(race, budget, top);
-    offer_flat_milps(race, budget, top);
+    offer_hilp(race, budget, top_time);
+    offer_flat_milps(race, budget, top_time);
     return verdict(race, budget);
   }
 };

@@ -87,7 +87,8 @@ class Solver {
   virtual bool reports_lowest_peak() const { return false; }
 };
 
-// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions).
+// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions);
+// the front ends plan through planner::plan_with (planner/plan_with.h).
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
 // Throws BadInput when the solver does not apply to the graph. A budget below the floor every
