@@ -31,7 +31,7 @@ std::vector<c10::IValue> to_ivalues(const std::vector<at::Tensor>& ts) {
   return {ts.begin(), ts.end()};
 }
 
-py::dict cluster_dict(const hiremate::planner::ClusterReport& c) {
+py::dict cluster_dict(const hiremate::ClusterReport& c) {
   py::dict d;
   d["cluster"] = c.cluster;
   d["units"] = c.units;

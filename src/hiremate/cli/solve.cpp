@@ -8,6 +8,7 @@
 #include "hiremate/cli/progress.h"
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
+#include "hiremate/planner/plan_with.h"
 #include "hiremate/planner/registry.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/solvers/min_budget.h"
@@ -94,14 +95,13 @@ Runner add_solve(CLI::App& app) {
     a->options.dagremat_search = a->dagremat_search == "annealing"           ? Search::Annealing
                                  : a->dagremat_search == "ruin-and-recreate" ? Search::RuinAndRecreate
                                                                              : Search::Mixed;
-    auto solver = make_solver(a->solver);
     Plan plan = [&] {
       // -v has the solver's own log on stderr: no status line between its lines.
       a->options.progress = std::make_shared<Progress>();
       a->options.progress->baseline(b.time);
       Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose,
                     a->options.progress);
-      return solve_checked(*solver, g, budget, a->options);
+      return planner::plan_with(a->solver, g, budget, a->options);
     }();
     bool ok = plan.has_schedule;
     double overhead = ok && b.time > 0 ? 100.0 * (plan.sim.time - b.time) / b.time : 0.0;

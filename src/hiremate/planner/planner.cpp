@@ -2,26 +2,21 @@
 
 #include <fmt/format.h>
 
-#include "hiremate/solvers/dagremat/dagremat.h"
-
 #include <algorithm>
-#include <chrono>
-#include <iostream>
-#include <atomic>
-#include <exception>
 #include <future>
+#include <iostream>
 #include <map>
-#include <optional>
 #include <mutex>
-#include <thread>
+#include <optional>
 #include <unordered_map>
 
 #include "hiremate/common/error.h"
+#include "hiremate/common/worker_pool.h"
+#include "hiremate/planner/portfolio.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/min_budget.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/model_size.h"
 #include "hiremate/solvers/hilp/cluster_graph.h"
 #include "hiremate/solvers/hilp/hgraph.h"
@@ -36,21 +31,13 @@ namespace hiremate::planner {
 namespace {
 
 constexpr size_t kRotorAtTopMaxBlocks = 300;
-constexpr double kLimitMargin = 0.93;
 constexpr double kHilpVariablesPerSecond = 1e6;
-constexpr double kFlatTimeMinLimit = 20;  // seconds
-// A generic DAG whose flat MILP builds within this share of the limit is planned by dagremat for
-// kDagRematShare of it, then by checkmate's MILP started from dagremat's plan: on
-// resnet50-b256-train at 80 % with 55 s, checkmate so reached 0.306 % CI against dagremat's 0.391 %
-// alone (the optimum is 0.28 %), and its lazy relaxation's bound is the tighter one (rl2-n250 at
-// 80 %: 2.21 % against 1.46 %). Larger DAGs go to dagremat alone.
-constexpr double kDagMilpBuildShare = 0.1;
-constexpr double kDagRematShare = 0.4;
 
-using Clock = std::chrono::steady_clock;
 using hilp::FastForward;
 using hilp::Option;
+using Clock = Deadline::Clock;
 
+// Seconds since t0, for the report (the limits are Deadlines).
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // A representative's options and fast forward, in the ids of the graph being planned.
@@ -88,7 +75,11 @@ struct Planner {
   const Graph& g;
   const SolveOptions& opt;
   const PlannerOptions& popt;
-  Clock::time_point start = Clock::now();
+  const PortfolioOptions& portfolio = popt.portfolio;
+  const Deadline run_deadline = deadline_of(opt);  // the caller's: the whole run
+  // What the planner plans with: the run's less a margin for the last checks and the caller's own
+  // work (the CLI's wall time, graph loading included).
+  const Deadline planned = run_deadline.fraction(portfolio.limit_margin);
   partition::ClusterTree tree;
   PlannerReport rep;
   std::optional<Plan> twremat_plan;  // TW-Remat on the whole graph, solved before the levels
@@ -99,27 +90,26 @@ struct Planner {
   int threads = 1;                       // threads for the hierarchy (the levels' workers, the top's MILPs)
   // The flat MILP from scratch, beside the hierarchy (see plan()); offered at the top.
   std::future<Plan> flat_alone;
+  WorkerPool pool;  // the flat MILP's thread; the levels' workers are WorkerPool::for_each's
 
   Planner(const Graph& graph, const SolveOptions& o, const PlannerOptions& p) : g(graph), opt(o), popt(p) {
     partition::PartitionOptions po;
     po.partitioners = popt.partitioners;
-    auto t0 = Clock::now();
+    const auto t0 = Clock::now();
     tree = partition::partition(g, po);
     rep.partition_seconds = since(t0);
     rep.clusters = tree.clusters.size();
   }
 
   // The flat MILP runs at the top (small graphs), and with half of the top's time when the limit is
-  // long enough for it to improve the hierarchy's plan (at 10 s on a 91-node transformer it had not:
-  // 5.34 % against 3.04 % with the levels' usual share).
+  // long enough for it to improve the hierarchy's plan (measured: bench/results/time_shares.md#planner-flat-milp).
   bool flat_applies() const {
     return popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
   }
-  bool flat_gets_time() const { return flat_applies() && opt.time_limit >= kFlatTimeMinLimit; }
+  bool flat_gets_time() const { return flat_applies() && opt.time_limit >= portfolio.flat_min_limit; }
 
-  // What is left of the limit, less a margin for the last checks and the caller's own work (the
-  // CLI's wall time, graph loading included, measured 10-12 % over a 10 s limit without it).
-  double left() const { return kLimitMargin * opt.time_limit - since(start); }
+  // What is left of the limit, less the margin.
+  double left() const { return planned.left(); }
 
   Menu menu_of(int c) const {
     int r = tree.representative_of(c);
@@ -178,8 +168,8 @@ struct Planner {
 
   hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
                        ClusterReport& cr) {
-    // A model that would take longer to build than the solve may last is not built (measured: 0.9
-    // million variables at the top of a 4,991-node transformer took 1.1 s, with 0.1 s left).
+    // A model that would take longer to build than the solve may last is not built
+    // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
     // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
     const double estimate = estimated_build_seconds(hg);
     const double variables = estimate * kHilpVariablesPerSecond;
@@ -204,7 +194,7 @@ struct Planner {
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
-    ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - since(start) - limit);
+    ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - run_deadline.elapsed() - limit);
     hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -251,10 +241,9 @@ struct Planner {
   }
 
   // Solves representative c within `share` seconds (and the levels' deadline).
-  void solve_cluster(int c, double share, Clock::time_point levels_deadline) {
-    auto t0 = Clock::now();
-    const auto deadline = std::min(levels_deadline, t0 + std::chrono::duration_cast<Clock::duration>(
-                                                             std::chrono::duration<double>(share)));
+  void solve_cluster(int c, double share, const Deadline& levels) {
+    const auto t0 = Clock::now();
+    const Deadline deadline = levels.within(share);
     const auto& cl = tree.cluster(c);
     hilp::ClusterGraph cg = hilp::extract(g, cl);
     ClusterReport cr;
@@ -268,7 +257,7 @@ struct Planner {
     for (NodeId d : cg.interface.output_data) iface += cg.graph.data[d].bytes;
     auto fc = [&](NodeId x) { return cg.compute_of(x); };
     auto fd = [&](NodeId x) { return cg.data_of(x); };
-    auto budget_left = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
+    auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
@@ -327,154 +316,258 @@ struct Planner {
     return out;
   }
 
-  Plan top(int64_t budget) {
-    const double top_limit = popt.top_time_limit > 0 ? std::min(popt.top_time_limit, left()) : left();
-    const auto top_start = Clock::now();
-    auto top_left = [&] { return top_limit - since(top_start); };
+  // The top level's race: every plan offered is simulated, and the fastest that fits the budget
+  // wins; what did not fit, or found nothing, is said in the notes.
+  struct Race {
     Plan best;
-    best.status = PlanStatus::NoPlanFound;
     double best_time = 0;
     // The best lower bound known, whichever plan wins: the loss-point bound (valid for every
     // schedule), or the flat MILP's where it proved more (RK-Checkmate's model, forward order fixed:
     // a plan outside that model may beat it, then it is no bound for that plan and is dropped).
     std::optional<double> lower;
-    const auto loss_bound = loss_point_bound(g, budget);
-    if (opt.progress) {
-      opt.progress->phase("top: keep-all, Rotor, TW-Remat");
-      if (loss_bound) opt.progress->bound(loss_bound->time);
-    }
+    std::optional<LossPointBound> loss_bound;
     std::vector<std::string> notes;
     std::optional<std::string> proof;  // the flat MILP's proof that nothing fits, where it gave one
-    auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
-      SimResult r = simulate(g, s);
-      if (opt.verbose)
-        std::cerr << fmt::format("planner: top: {} offers {} ({:.2f} s into the run)\n", who,
-                                 r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan",
-                                 since(start));
-      bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
-      if (!fits) {
-        if (r.valid && r.peak > budget && (!best.lowest_peak || r.peak < *best.lowest_peak)) best.lowest_peak = r.peak;
-        notes.push_back(who + (!r.valid ? ": rejected by the simulator (" + r.reason + ")"
-                               : r.peak > budget ? fmt::format(": over budget (peak {})", r.peak)
-                                                 : fmt::format(": over the save budget ({} at the loss)", r.bytes_at_loss)));
-        if (!r.valid) ++rep.rejected;
-        return;
-      }
-      if (bound) lower = std::max(lower.value_or(*bound), *bound);
-      if (best.has_schedule && r.time >= best_time) return;
-      if (opt.progress) opt.progress->best(r.time);
-      best.has_schedule = true;
-      best.status = PlanStatus::Feasible;
-      best.schedule = std::move(s);
-      best_time = r.time;
-      rep.winner = who;
-    };
-    // The fast ones first, so that the slow ones cannot starve them: keep-all, Rotor, TW-Remat
-    // (solved before the levels), then the H-ILP per partitioning and the flat MILP.
-    offer(keep_all_schedule(g), "autograd", std::nullopt);
-    // Rotor's DP is not time-limited and costs O(blocks^3 x slots): 1.5 s at 300 blocks, 25 s at
-    // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
-    // transformer: 30.6 s for 12 s), so it is skipped there.
-    if (popt.rotor_at_top && !rotor::RotorSolver().unsupported(g)) {
-      auto blocks = rotor::chain_clusters(g, nullptr);
-      if (blocks && blocks->size() <= kRotorAtTopMaxBlocks) {
-        SolveOptions ro = opt;
-        ro.time_limit = std::max(0.05, top_left() / 4);
-        Plan rp = rotor::RotorSolver().solve(g, budget, ro);
-        if (rp.has_schedule) offer(std::move(rp.schedule), "rotor", std::nullopt);
-        // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
-        // (Rotor above alone knows the baselines; rockmate builds such menus again).
-        SolveOptions o = opt;
-        o.time_limit = std::max(0.05, top_left() / 4);
-        auto menus_chain = rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); });
-        Plan mp = rotor::solve_chain(g, menus_chain, budget, o);
-        if (mp.has_schedule) offer(std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
-      } else if (blocks) {
-        notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
-                                    kRotorAtTopMaxBlocks));
-      }
+  };
+
+  void offer(Race& race, int64_t budget, Schedule s, const std::string& who, std::optional<double> bound) {
+    SimResult r = simulate(g, s);
+    if (opt.verbose)
+      std::cerr << fmt::format("planner: top: {} offers {} ({:.2f} s into the run)\n", who,
+                               r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan",
+                               run_deadline.elapsed());
+    bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
+    Plan& best = race.best;
+    if (!fits) {
+      if (r.valid && r.peak > budget && (!best.lowest_peak || r.peak < *best.lowest_peak)) best.lowest_peak = r.peak;
+      race.notes.push_back(who + (!r.valid ? ": rejected by the simulator (" + r.reason + ")"
+                                  : r.peak > budget ? fmt::format(": over budget (peak {})", r.peak)
+                                                    : fmt::format(": over the save budget ({} at the loss)", r.bytes_at_loss)));
+      if (!r.valid) ++rep.rejected;
+      return;
     }
+    if (bound) race.lower = std::max(race.lower.value_or(*bound), *bound);
+    if (best.has_schedule && r.time >= race.best_time) return;
+    if (opt.progress) opt.progress->best(r.time);
+    best.has_schedule = true;
+    best.status = PlanStatus::Feasible;
+    best.schedule = std::move(s);
+    race.best_time = r.time;
+    rep.winner = who;
+  }
+
+  // Rotor's DP is not time-limited and costs O(blocks^3 x slots): 1.5 s at 300 blocks, 25 s at
+  // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
+  // transformer: 30.6 s for 12 s), so it is skipped there.
+  void offer_rotor(Race& race, int64_t budget, const Deadline& top) {
+    if (!popt.rotor_at_top || rotor::RotorSolver().unsupported(g)) return;
+    auto blocks = rotor::chain_clusters(g, nullptr);
+    if (blocks && blocks->size() > kRotorAtTopMaxBlocks) {
+      race.notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
+                                       kRotorAtTopMaxBlocks));
+      return;
+    }
+    if (!blocks) return;
+    SolveOptions ro = opt;
+    ro.deadline.reset();
+    ro.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
+    Plan rp = rotor::RotorSolver().solve(g, budget, ro);
+    if (rp.has_schedule) offer(race, budget, std::move(rp.schedule), "rotor", std::nullopt);
+    // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
+    // (Rotor above alone knows the baselines; rockmate builds such menus again).
+    SolveOptions o = opt;
+    o.deadline.reset();
+    o.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
+    auto menus_chain = rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); });
+    Plan mp = rotor::solve_chain(g, menus_chain, budget, o);
+    if (mp.has_schedule) offer(race, budget, std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
+  }
+
+  void offer_twremat(Race& race, int64_t budget) {
     if (twremat_plan && twremat_plan->has_schedule) {
-      offer(std::move(twremat_plan->schedule), "twremat", std::nullopt);
+      offer(race, budget, std::move(twremat_plan->schedule), "twremat", std::nullopt);
     } else if (twremat_plan) {
+      Plan& best = race.best;
       if (twremat_plan->lowest_peak && (!best.lowest_peak || *twremat_plan->lowest_peak < *best.lowest_peak))
         best.lowest_peak = twremat_plan->lowest_peak;
-      notes.push_back(fmt::format("twremat: {} ({})", to_string(twremat_plan->status), twremat_plan->note));
+      race.notes.push_back(fmt::format("twremat: {} ({})", to_string(twremat_plan->status), twremat_plan->note));
     }
+  }
+
+  // The H-ILP on each partitioning of the root. With the flat MILP, they share half the top's time
+  // where the limit is long enough for the MILP, started from their best plan, to improve it in the
+  // other half; under a short limit every top solve gets an equal share.
+  // measured: bench/results/time_shares.md#planner-flat-milp
+  void offer_hilp(Race& race, int64_t budget, const Deadline& top) {
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
-    const bool flat = flat_applies();
-    // With the flat MILP, the H-ILP solves share half the top's time where the limit is long enough
-    // for the MILP, started from their best plan, to improve it in the other half (measured on a
-    // 91-node transformer at 60 %, 30 s: 3.04 % with an equal share for the MILP and no start, 1.14 %
-    // so); under a short limit every top solve gets an equal share.
-    const double hilp_time = !flat ? top_left()
-                             : flat_gets_time() ? 0.5 * top_left()
-                                                : top_left() * static_cast<double>(root_parts.size()) /
-                                                      static_cast<double>(root_parts.size() + 1);
-    const auto hilp_start = Clock::now();
+    const double n = static_cast<double>(root_parts.size());
+    const Deadline hilp_time = !flat_applies()  ? top
+                               : flat_gets_time() ? top.share(portfolio.top_hilp_share_with_flat)
+                                                  : top.share(n / (n + 1));
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
-      double limit = std::min(top_left(), (hilp_time - since(hilp_start)) / static_cast<double>(root_parts.size() - i));
+      double limit = std::min(top.left(), hilp_time.left() / static_cast<double>(root_parts.size() - i));
       std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
       if (limit < 0.1) {
-        notes.push_back(who + ": not solved, no time left");
+        race.notes.push_back(who + ": not solved, no time left");
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
       hilp::HGraph hg = hilp::build_hgraph(g, parts(p, id, id, budget));
       hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
-      if (r.has_schedule) offer(std::move(r.schedule), who, std::nullopt);
-      else notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+      if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
+      else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
     }
-    // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.
-    auto offer_flat = [&](const std::string& who, auto solve) {
-      try {
-        Plan cm = solve();
-        if (cm.has_schedule) offer(std::move(cm.schedule), who, cm.bound);
-        else notes.push_back(fmt::format("{}: {}{}", who, to_string(cm.status), cm.note.empty() ? "" : " (" + cm.note + ")"));
-        if (!cm.has_schedule && cm.bound) lower = std::max(lower.value_or(*cm.bound), *cm.bound);
-        if (cm.status == PlanStatus::Infeasible) proof = cm.note;
-      } catch (const SolverFailure& e) {
-        notes.push_back(who + ": " + e.what());
-      }
-    };
-    if (flat && top_left() > 0.5) {
+  }
+
+  // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.
+  template <class Solve>
+  void offer_flat(Race& race, int64_t budget, const std::string& who, Solve solve) {
+    try {
+      Plan cm = solve();
+      if (cm.has_schedule) offer(race, budget, std::move(cm.schedule), who, cm.bound);
+      else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(cm.status), cm.note.empty() ? "" : " (" + cm.note + ")"));
+      if (!cm.has_schedule && cm.bound) race.lower = std::max(race.lower.value_or(*cm.bound), *cm.bound);
+      if (cm.status == PlanStatus::Infeasible) race.proof = cm.note;
+    } catch (const SolverFailure& e) {
+      race.notes.push_back(who + ": " + e.what());
+    }
+  }
+
+  // The flat MILP (portfolio.h) from the race's best plan with what is left of the top's time, and
+  // the one from scratch that ran beside the hierarchy.
+  void offer_flat_milps(Race& race, int64_t budget, const Deadline& top) {
+    if (flat_applies() && top.left() > 0.5) {
       SolveOptions o = opt;
       o.threads = threads;
-      o.time_limit = top_left();
-      offer_flat("checkmate (flat)", [&] {
-        return CheckmateSolver().solve_from(g, budget, o, best.has_schedule ? &best.schedule : nullptr);
+      o = part_of(o, top, top.left());
+      offer_flat(race, budget, "checkmate (flat)", [&] {
+        return checkmate_with_fallbacks(g, budget, o, race.best.has_schedule ? &race.best.schedule : nullptr,
+                                        portfolio);
       });
     }
-    if (flat_alone.valid()) offer_flat("checkmate (flat, from scratch)", [&] { return flat_alone.get(); });
+    if (flat_alone.valid()) offer_flat(race, budget, "checkmate (flat, from scratch)", [&] { return flat_alone.get(); });
+  }
+
+  // The race's verdict: the winner with its bound, or why there is none.
+  Plan verdict(Race& race, int64_t budget) {
+    Plan& best = race.best;
     if (!best.has_schedule) {
       // "Infeasible" only on the flat MILP's proof for the graph; the H-ILP's options and the
       // heuristics that found nothing prove nothing, nor does a solve cut by the time limit.
-      if (proof) best.status = PlanStatus::Infeasible;
+      if (race.proof) best.status = PlanStatus::Infeasible;
       else if (rep.top.timed_out > 0 || left() <= 0.5) best.status = PlanStatus::TimedOut;
-      best.note = fmt::format("{} {} bytes{}{}", proof ? "no plan fits" : "no plan found within", budget,
+      best.note = fmt::format("{} {} bytes{}{}", race.proof ? "no plan fits" : "no plan found within", budget,
                               best.status == PlanStatus::TimedOut ? " within the time limit" : "",
-                              notes.empty() ? "" : ": ");
-      for (size_t i = 0; i < notes.size(); ++i) best.note += (i ? "; " : "") + notes[i];
-    } else {
-      best.lowest_peak.reset();  // meaningful without a plan only
-      best.note = fmt::format("best plan: {}", rep.winner);
-      if (lower && *lower <= best_time && (!loss_bound || *lower > loss_bound->time)) {
-        best.bound = lower;
-        best.note += "; bound: the flat MILP's (RK-Checkmate's model, forward order fixed)";
-      } else if (loss_bound) {
-        best.bound = loss_bound->time;
-        best.note += fmt::format("; bound: what the budget cannot hold while the loss runs ({} of {} bytes the "
-                                 "backward reads) must be recomputed",
-                                 std::max<int64_t>(0, loss_bound->needed - loss_bound->held_at_loss),
-                                 loss_bound->needed);
-      }
+                              race.notes.empty() ? "" : ": ");
+      for (size_t i = 0; i < race.notes.size(); ++i) best.note += (i ? "; " : "") + race.notes[i];
+      return std::move(best);
     }
-    return best;
+    best.lowest_peak.reset();  // meaningful without a plan only
+    best.note = fmt::format("best plan: {}", rep.winner);
+    const auto& loss_bound = race.loss_bound;
+    if (race.lower && *race.lower <= race.best_time && (!loss_bound || *race.lower > loss_bound->time)) {
+      best.bound = race.lower;
+      best.note += "; bound: the flat MILP's (RK-Checkmate's model, forward order fixed)";
+    } else if (loss_bound) {
+      best.bound = loss_bound->time;
+      best.note += fmt::format("; bound: what the budget cannot hold while the loss runs ({} of {} bytes the "
+                               "backward reads) must be recomputed",
+                               std::max<int64_t>(0, loss_bound->needed - loss_bound->held_at_loss), loss_bound->needed);
+    }
+    return std::move(best);
+  }
+
+  // The top level: the fast ones first, so that the slow ones cannot starve them: keep-all, Rotor,
+  // TW-Remat (solved before the levels), then the H-ILP per partitioning and the flat MILP.
+  Plan top(int64_t budget) {
+    const Deadline top_time = popt.top_time_limit > 0 ? planned.within(popt.top_time_limit) : planned.share(1);
+    Race race;
+    race.best.status = PlanStatus::NoPlanFound;
+    race.loss_bound = loss_point_bound(g, budget);
+    if (opt.progress) {
+      opt.progress->phase("top: keep-all, Rotor, TW-Remat");
+      if (race.loss_bound) opt.progress->bound(race.loss_bound->time);
+    }
+    offer(race, budget, keep_all_schedule(g), "autograd", std::nullopt);
+    offer_rotor(race, budget, top_time);
+    offer_twremat(race, budget);
+    offer_hilp(race, budget, top_time);
+    offer_flat_milps(race, budget, top_time);
+    return verdict(race, budget);
   }
 };
+
+// Heights: a representative can be solved once the representatives its parts use are; those of one
+// height are independent. Representatives by height, lowest first.
+std::map<int, std::vector<int>> by_height(const partition::ClusterTree& tree) {
+  std::map<int, int> height;
+  std::map<int, std::vector<int>> out;
+  for (int c : tree.bottom_up()) {
+    if (c == tree.root) continue;
+    int h = 0;
+    for (const auto& part_set : tree.cluster(c).partitionings)
+      for (const auto& part : part_set.parts)
+        if (!part.leaf()) h = std::max(h, height.at(tree.representative_of(part.cluster)) + 1);
+    height[c] = h;
+    out[h].push_back(c);
+  }
+  return out;
+}
+
+// TW-Remat on the whole graph comes first (measured: bench/results/time_shares.md#planner-twremat-at-top);
+// on small graphs it takes milliseconds.
+void twremat_first(Planner& p, int64_t budget) {
+  if (!p.popt.twremat_at_top) return;
+  if (p.opt.progress) p.opt.progress->phase("TW-Remat on the whole graph");
+  const double seconds = std::max(0.05, p.portfolio.twremat_at_top_share * p.opt.time_limit);
+  p.twremat_plan = TwRematSolver().solve(p.g, budget, part_of(p.opt, p.run_deadline, seconds));
+}
+
+// Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
+// (portfolio.h) from scratch for the whole limit beside the hierarchy, whose warm-started MILP at the
+// top it complements: CBC's search from the hierarchy's plan can settle worse than its own, and
+// elsewhere the start is what helps. measured: bench/results/time_shares.md#planner-flat-from-scratch
+void flat_beside(Planner& p, int64_t budget) {
+  p.threads = std::max(1, p.opt.threads);
+  if (!p.flat_gets_time() || p.opt.threads < 2) return;
+  SolveOptions o = p.opt;
+  o.threads = 1;
+  o.verbose = false;
+  o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
+  o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
+  const Graph& g = p.g;
+  const PortfolioOptions& portfolio = p.portfolio;
+  p.flat_alone = p.pool.run([&g, budget, o, &portfolio] { return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio); });
+  p.threads = p.opt.threads - 1;
+}
+
+// The levels below the top: representatives of one height go to the workers (CBC then gets one
+// thread each), each an equal part of what is left of the levels' share when its turn comes (what a
+// quick one leaves flows to the next).
+void solve_levels(Planner& p) {
+  // Where the flat MILP gets its time at the top, the levels get less, so that the MILP, started
+  // from the hierarchy's plan, has half of the rest to improve it.
+  const Deadline levels =
+      p.planned.share(p.flat_gets_time() ? p.portfolio.levels_share_with_flat : p.portfolio.levels_share);
+  const auto heights = by_height(p.tree);
+  const int workers = p.threads;
+  p.hilp_threads = workers > 1 ? 1 : p.threads;
+  size_t remaining = 0;
+  for (const auto& [h, reps] : heights) remaining += reps.size();
+  if (p.opt.progress) p.opt.progress->phase(fmt::format("levels: menus of {} clusters", remaining));
+  for (const auto& [h, reps] : heights) {
+    WorkerPool::for_each(reps.size(), workers, [&, &reps = reps](size_t i) {
+      // An equal share of what is left for the representatives not started yet, per worker.
+      const double share = levels.left() * workers / static_cast<double>(remaining - i);
+      p.solve_cluster(reps[i], share, levels);
+    });
+    remaining -= reps.size();
+  }
+  p.hilp_threads = p.threads;
+}
 
 }  // namespace
 
@@ -493,86 +586,13 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     return out;
   }
   Planner p(g, opt, popt);
-  // The levels below the top share two thirds of the time (a third, see below), each representative an equal part of
-  // what is left when its turn comes (what a quick one leaves flows to the next).
-  // TW-Remat on the whole graph comes first, with up to 40 % of the time: at 5,000 nodes it needs
-  // about a minute and gives a plan the H-ILP cannot match in the time left (measured: transformer
-  // of 4,991 nodes, 0.11 % against 13.26 % when it had only a tenth of the top's time); on small
-  // graphs it takes milliseconds.
-  if (popt.twremat_at_top) {
-    if (opt.progress) opt.progress->phase("TW-Remat on the whole graph");
-    SolveOptions o = opt;
-    o.time_limit = std::max(0.05, 0.4 * opt.time_limit);
-    p.twremat_plan = TwRematSolver().solve(g, budget, o);
-  }
-  // Where the flat MILP gets its time at the top, the levels get a third, so that the MILP, started
-  // from the hierarchy's plan, has half of the rest to improve it.
-  const double levels_share = p.flat_gets_time() ? 1.0 / 3 : 2.0 / 3;
-  const auto levels_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                  std::chrono::duration<double>(std::max(0.0, p.left()) * levels_share));
-  // Heights: a representative can be solved once the representatives its parts use are; those of
-  // one height are independent and go to `workers` threads (CBC then gets one thread each).
-  std::map<int, int> height;
-  std::map<int, std::vector<int>> by_height;
-  for (int c : p.tree.bottom_up()) {
-    if (c == p.tree.root) continue;
-    int h = 0;
-    for (const auto& part_set : p.tree.cluster(c).partitionings)
-      for (const auto& part : part_set.parts)
-        if (!part.leaf()) h = std::max(h, height.at(p.tree.representative_of(part.cluster)) + 1);
-    height[c] = h;
-    by_height[h].push_back(c);
-  }
-  // Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
-  // from scratch for the whole limit beside the hierarchy, whose warm-started MILP at the top it
-  // complements: CBC's search from the hierarchy's plan can settle worse than its own, and elsewhere
-  // the start is what helps. Measured, `--solver hiremate`, 60 s, before -> after: 85-node
-  // encoder-decoder at 50 % 8.55 -> 7.45 %, its tiny variant (tests/support) 7.41 -> 6.97, 2-layer
-  // transformer at 50 % 7.70 -> 7.64 (the optimum), 65-node U-Net at 60 % 10.88 -> 10.67, 6-layer
-  // transformer at 60 % 0.79 -> 0.62, 3-layer 1.14 both; the encoder-decoder at 60 % 2.32 -> 2.43
-  // (won by the warm-started MILP, which now has one thread, not two).
-  p.threads = std::max(1, opt.threads);
-  if (p.flat_gets_time() && opt.threads >= 2) {
-    SolveOptions o = opt;
-    o.threads = 1;
-    o.verbose = false;
-    o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
-    o.time_limit = std::max(0.05, p.left());
-    p.flat_alone = std::async(std::launch::async, [&g, budget, o] { return CheckmateSolver().solve(g, budget, o); });
-    p.threads = opt.threads - 1;
-  }
-  const int workers = p.threads;
-  p.hilp_threads = workers > 1 ? 1 : p.threads;
-  size_t remaining = height.size();
-  if (opt.progress) opt.progress->phase(fmt::format("levels: menus of {} clusters", height.size()));
-  for (const auto& [h, reps] : by_height) {
-    std::atomic<size_t> next{0};
-    std::exception_ptr failure;
-    auto work = [&] {
-      try {
-        for (size_t i = next++; i < reps.size(); i = next++) {
-          double left = std::chrono::duration<double>(levels_deadline - Clock::now()).count();
-          // An equal share of what is left for the representatives not started yet, per worker.
-          double share = left * workers / static_cast<double>(remaining - i);
-          p.solve_cluster(reps[i], std::max(0.0, share), levels_deadline);
-        }
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(p.mu);
-        if (!failure) failure = std::current_exception();
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int w = 1; w < std::min<int>(workers, static_cast<int>(reps.size())); ++w) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    if (failure) std::rethrow_exception(failure);
-    remaining -= reps.size();
-  }
-  p.hilp_threads = p.threads;
+  twremat_first(p, budget);
+  flat_beside(p, budget);
+  solve_levels(p);
   const auto top_start = Clock::now();
   Plan out = p.top(budget);
   p.rep.top.seconds = since(top_start);
-  p.rep.seconds = since(p.start);
+  p.rep.seconds = p.run_deadline.elapsed();
   out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,
                           p.rep.solved.size(), p.rep.hilp_solves, p.rep.partition_seconds);
   if (p.rep.rejected > 0) out.note += fmt::format("; {} extracted schedules rejected by the simulator", p.rep.rejected);
@@ -580,35 +600,6 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   if (opt.verbose)
     for (const auto& line : p.rep.level_lines()) std::cerr << "planner: " << line << "\n";
   if (report) *report = p.rep;
-  return out;
-}
-
-std::vector<std::string> PlannerReport::level_lines() const {
-  std::map<int, ClusterReport> levels;
-  std::map<int, int> count;
-  for (const ClusterReport& c : solved) {
-    ClusterReport& l = levels[c.level];
-    ++count[c.level];
-    l.units = std::max(l.units, c.units);
-    l.solves += c.solves;
-    l.optimal += c.optimal;
-    l.timed_out += c.timed_out;
-    l.infeasible += c.infeasible;
-    l.max_vars = std::max(l.max_vars, c.max_vars);
-    l.max_rows = std::max(l.max_rows, c.max_rows);
-    l.options += c.options;
-    l.seconds += c.seconds;
-  }
-  std::vector<std::string> out;
-  out.push_back(fmt::format("top: {} H-ILP solves ({} optimal, {} timed out, {} infeasible; largest {} vars, {} rows), "
-                            "{:.2f} s; returned {}",
-                            top.solves, top.optimal, top.timed_out, top.infeasible, top.max_vars, top.max_rows,
-                            top.seconds, winner.empty() ? "nothing" : winner));
-  for (const auto& [level, l] : levels)
-    out.push_back(fmt::format("level {}: {} clusters (up to {} units), {} H-ILP solves ({} optimal, {} timed out, {} "
-                              "infeasible; largest {} vars, {} rows), {} options, {:.2f} s",
-                              level, count.at(level), l.units, l.solves, l.optimal, l.timed_out, l.infeasible, l.max_vars,
-                              l.max_rows, l.options, l.seconds));
   return out;
 }
 
@@ -624,47 +615,13 @@ std::optional<std::string> HierarchicalSolver::unsupported(const Graph& g) const
 }
 
 Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  // A generic DAG has no forward/backward structure to partition: the fixed-order solver plans it.
-  if (!g.is_training() && popt_.dag_solver_for_generic_dags) {
-    auto by_dagremat = [](Plan p) {
-      p.note = "generic DAG, planned by dagremat" + std::string(p.note.empty() ? "" : ": ") + p.note;
-      return p;
-    };
-    const double build = checkmate_build_seconds(g);
-    if (opt.verbose)
-      std::cerr << fmt::format("hiremate: generic DAG, its flat MILP would build in about {:.2f} s\n", build);
-    if (build <= kDagMilpBuildShare * opt.time_limit) {
-      const auto t0 = Clock::now();
-      SolveOptions o = opt;
-      o.time_limit = kDagRematShare * opt.time_limit;
-      if (opt.progress) opt.progress->phase("dagremat");
-      Plan d = DagRematSolver().solve(g, budget, o);
-      if (d.status == PlanStatus::Optimal || d.status == PlanStatus::Infeasible) return d;
-      // CBC's end and the final checks overrun a little: the margin.
-      o.time_limit = kLimitMargin * opt.time_limit - std::chrono::duration<double>(Clock::now() - t0).count();
-      if (o.time_limit > 0.5) {
-        try {
-          Plan c = CheckmateSolver().solve_from(g, budget, o, d.has_schedule ? &d.schedule : nullptr);
-          // Its proof is one for the graph (the fixed order is a generic DAG's own): said as such.
-          if (c.status == PlanStatus::Infeasible) {
-            c.note = "generic DAG: dagremat found no plan, and checkmate's MILP " + c.note;
-            return c;
-          }
-          // solve_from never returns a plan slower than its start; the check says so if it did.
-          if (c.has_schedule && (!d.has_schedule || simulate(g, c.schedule).time <= simulate(g, d.schedule).time)) {
-            if (d.bound && (!c.bound || *d.bound > *c.bound)) c.bound = d.bound;
-            c.note = "generic DAG, planned by dagremat then checkmate's MILP from its plan: " + c.note;
-            return c;
-          }
-        } catch (const SolverFailure& e) {
-          d.note += std::string("; checkmate after it failed: ") + e.what();
-        }
-      }
-      return by_dagremat(std::move(d));
-    }
-    return by_dagremat(DagRematSolver().solve(g, budget, opt));
-  }
-  return plan(g, budget, opt, popt_);
+  // A generic DAG has no forward/backward structure to partition: the fixed-order solvers plan it.
+  if (!g.is_training() && popt_.dag_solver_for_generic_dags)
+    return dagremat_then_checkmate(g, budget, opt, popt_.portfolio);
+  PlannerReport report;
+  Plan out = plan(g, budget, opt, popt_, &report);
+  out.report = std::move(report);
+  return out;
 }
 
 }  // namespace hiremate::planner

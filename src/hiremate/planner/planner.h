@@ -13,6 +13,7 @@
 
 #include "hiremate/graph/graph.h"
 #include "hiremate/partition/partition.h"
+#include "hiremate/planner/portfolio.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::planner {
@@ -41,36 +42,16 @@ struct PlannerOptions {
   bool rotor_at_top = false;   // also Rotor on the whole graph when it is chain-shaped (milliseconds)
   // HierarchicalSolver only: plan generic DAGs (no backward) with dagremat instead of refusing them.
   bool dag_solver_for_generic_dags = false;
+  // The time shares between the top's solvers, the flat MILP and its fallbacks (portfolio.h).
+  PortfolioOptions portfolio;
 };
 
-struct ClusterReport {
-  int cluster = -1;
-  size_t units = 0;
-  int level = 0;
-  int partitionings = 0;
-  int solves = 0;       // H-ILP solves
-  int optimal = 0, timed_out = 0, infeasible = 0;  // their statuses
-  size_t max_vars = 0, max_rows = 0;               // the largest H-ILP solved
-  int options = 0;      // options kept (baselines included)
-  double seconds = 0;
-};
+// The report's types live in the core (solvers/planner_report.h) so that a Plan can carry one.
+using hiremate::ClusterReport;
+using hiremate::PlannerReport;
 
-struct PlannerReport {
-  double partition_seconds = 0;
-  size_t clusters = 0;        // clusters in the tree (copies included)
-  std::vector<ClusterReport> solved;  // representatives below the root, bottom-up
-  ClusterReport top;          // the root's H-ILP solves (one per partitioning)
-  int top_solves = 0;
-  int hilp_solves = 0;        // all levels
-  int rejected = 0;           // extracted schedules the simulator refused (a model bug; expect 0)
-  std::string winner;         // which top plan was returned
-  double seconds = 0;
-  // One line per level: clusters solved, H-ILP solves and statuses, largest model, options, seconds.
-  std::vector<std::string> level_lines() const;
-};
-
-// Plans `g` (a training graph) under `budget` bytes. opt.time_limit bounds the whole run: the levels
-// below the top get what their per-solve limits allow within it, the top what is left.
+// Plans `g` (a training graph) under `budget` bytes. opt's deadline (deadline_of) bounds the whole
+// run: the levels below the top get what their per-solve limits allow within it, the top what is left.
 Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const PlannerOptions& popt,
           PlannerReport* report = nullptr);
 
@@ -82,8 +63,9 @@ class HierarchicalSolver : public Solver {
   std::string name() const override { return name_; }
   std::string description() const override;
   std::optional<std::string> unsupported(const Graph& g) const override;
+  // The plan carries the planner's report (Plan::report) on training graphs.
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
-  const PlannerOptions& options() const { return popt_; }  // to call plan() with a report
+  const PlannerOptions& options() const { return popt_; }
 
  private:
   std::string name_;

@@ -4,8 +4,8 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/planner/planner.h"
+#include "hiremate/planner/portfolio.h"
 #include "hiremate/solvers/baselines.h"
-#include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/dagremat/dagremat.h"
 #include "hiremate/solvers/rotor/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
@@ -19,11 +19,12 @@ std::vector<std::string> solver_names() {
 std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "autograd") return std::make_unique<AutogradSolver>();
   if (name == "recompute_all") return std::make_unique<RecomputeAllSolver>();
-  if (name == "checkmate") return std::make_unique<CheckmateSolver>();
+  // The MILP with its fallbacks (portfolio.h): what `checkmate` has always answered.
+  if (name == "checkmate") return std::make_unique<planner::CheckmatePortfolio>();
   if (name == "dagremat") return std::make_unique<DagRematSolver>();
   if (name == "twremat") return std::make_unique<TwRematSolver>();
   if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
-  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>(std::make_shared<CheckmateSolver>());
+  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>(std::make_shared<planner::CheckmatePortfolio>());
   if (name == "hilp") {
     planner::PlannerOptions p;
     p.twremat_at_top = false;

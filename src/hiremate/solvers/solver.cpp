@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "hiremate/common/error.h"
@@ -19,6 +20,14 @@ const char* to_string(PlanStatus s) {
     case PlanStatus::NoPlanFound: return "no_plan_found";
   }
   return "?";
+}
+
+Deadline deadline_of(const SolveOptions& opt) { return opt.deadline ? *opt.deadline : Deadline(opt.time_limit); }
+
+SolveOptions part_of(SolveOptions opt, const Deadline& parent, double seconds) {
+  opt.deadline = parent.within(seconds);
+  opt.time_limit = std::min(seconds, parent.left());
+  return opt;
 }
 
 Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const SolveOptions& opt) {

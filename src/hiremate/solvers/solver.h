@@ -10,10 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "hiremate/common/deadline.h"
 #include "hiremate/common/progress.h"
 #include "hiremate/graph/graph.h"
 #include "hiremate/schedule/schedule.h"
 #include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/planner_report.h"
 
 namespace hiremate {
 
@@ -27,7 +29,12 @@ enum class PlanStatus {
 const char* to_string(PlanStatus s);
 
 struct SolveOptions {
-  double time_limit = 60;  // wall-clock seconds for the whole solve
+  double time_limit = 60;  // wall-clock seconds for the whole solve (where `deadline` is not set)
+  // The deadline the solve must end by, handed down by a composition (planner/portfolio.h) so that
+  // its parts share one clock; none: a Deadline of `time_limit` from the solve's start
+  // (deadline_of). Whoever sets it sets `time_limit` to its length too (part_of does): solvers that
+  // read only the limit use it, the others take their shares of it and their clock from `deadline`.
+  std::optional<Deadline> deadline;
   int threads = 2;
   uint64_t seed = 0;
   // Log on stderr: 0 none; 1 the solvers' and the planner's own lines (`hiremate solve -v`); 2 also
@@ -50,6 +57,12 @@ struct SolveOptions {
   DagRematSearch dagremat_search = DagRematSearch::Mixed;
 };
 
+// The solve's deadline: opt.deadline, or `time_limit` seconds from now.
+Deadline deadline_of(const SolveOptions& opt);
+// `opt` for a part of a solve that may take `seconds` of `parent`: its deadline a child of `parent`,
+// its time limit `seconds` (what is left of `parent` where that is less).
+SolveOptions part_of(SolveOptions opt, const Deadline& parent, double seconds);
+
 struct Plan {
   std::string solver;
   PlanStatus status = PlanStatus::Infeasible;
@@ -62,6 +75,8 @@ struct Plan {
   std::string note;           // why infeasible, what was tried, what was cut by a time limit, ...
   // Without a schedule: the lowest peak of a plan the solver did build (over the budget), where known.
   std::optional<int64_t> lowest_peak;
+  // The hierarchical planner's per-level table, where it planned (instead of a cast to its type).
+  std::optional<PlannerReport> report;
 };
 
 class Solver {
@@ -79,7 +94,8 @@ class Solver {
   virtual bool reports_lowest_peak() const { return false; }
 };
 
-// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions).
+// Solvers by name: make_solver() in planner/registry.h (above the solvers: some names are compositions);
+// the front ends plan through planner::plan_with (planner/plan_with.h).
 
 // Runs the solver, times it, simulates the schedule and checks it against the budget.
 // Throws BadInput when the solver does not apply to the graph. A budget below the floor every

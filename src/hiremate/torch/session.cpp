@@ -7,7 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/units.h"
 #include "hiremate/graph/io/graph_io.h"
-#include "hiremate/planner/registry.h"
+#include "hiremate/planner/plan_with.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/min_budget.h"
@@ -46,22 +46,6 @@ std::string fingerprint_of(const Capture& cap) {
   return buf;
 }
 
-// The hierarchical planner behind solve_checked, keeping its per-level report.
-class ReportingPlanner final : public Solver {
- public:
-  ReportingPlanner(const planner::HierarchicalSolver& s, planner::PlannerReport* rep) : inner_(s), rep_(rep) {}
-  std::string name() const override { return inner_.name(); }
-  std::string description() const override { return inner_.description(); }
-  std::optional<std::string> unsupported(const Graph& g) const override { return inner_.unsupported(g); }
-  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override {
-    return planner::plan(g, budget, opt, inner_.options(), rep_);
-  }
-
- private:
-  const planner::HierarchicalSolver& inner_;
-  planner::PlannerReport* rep_;
-};
-
 }  // namespace
 
 Session::Session(torch::jit::Module traced, std::vector<c10::IValue> inputs, const std::string& name) {
@@ -95,20 +79,15 @@ void Session::plan(const std::string& budget, const std::string& solver_name, do
   summary_.keep_all_time = keep_all.time;
   summary_.budget = parse_activation_budget(budget, graph_);
 
-  auto solver = make_solver(solver_name);
   SolveOptions so;
   so.time_limit = time_limit;
   so.verbose = verbose;
   so.progress = progress_;
   progress_->baseline(keep_all.time);
-  Plan plan;
-  if (auto* h = dynamic_cast<const planner::HierarchicalSolver*>(solver.get())) {
-    ReportingPlanner reporting(*h, &summary_.levels);
-    plan = solve_checked(reporting, graph_, summary_.budget + inputs, so);
-    summary_.has_levels = true;
-  } else {
-    plan = solve_checked(*solver, graph_, summary_.budget + inputs, so);
-  }
+  Plan plan = planner::plan_with(solver_name, graph_, summary_.budget + inputs, so);
+  // The hierarchical planner's per-level table, where it planned.
+  summary_.has_levels = plan.report.has_value();
+  if (plan.report) summary_.levels = *plan.report;
   summary_.solver = solver_name;
   summary_.status = to_string(plan.status);
   summary_.note = plan.note;

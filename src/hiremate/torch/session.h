@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "hiremate/planner/planner.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/capture.h"
 #include "hiremate/torch/executor.h"
@@ -34,7 +33,7 @@ struct PlanSummary {
   size_t computes = 0, recomputations = 0;
   bool loaded = false;         // read from a plan file (no profiling, no planning in this process)
   bool has_levels = false;     // the hierarchical planner ran: `levels` is filled
-  planner::PlannerReport levels;
+  PlannerReport levels;
 };
 
 class Session {

@@ -16,7 +16,7 @@
 #include "hiremate/common/units.h"
 #include "hiremate/graph/adopt_times.h"
 #include "hiremate/graph/io/graph_io.h"
-#include "hiremate/planner/registry.h"
+#include "hiremate/planner/plan_with.h"
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 #include "hiremate/torch/executor.h"
@@ -141,7 +141,6 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   r.keep_all_time = keep_all.time;
   r.budget = parse_activation_budget(opt.budget, g);
 
-  auto solver = make_solver(opt.solver);
   SolveOptions so;
   so.time_limit = opt.time_limit;
   so.progress = opt.progress;
@@ -149,7 +148,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
     opt.progress->baseline(keep_all.time);
     opt.progress->phase("planning with " + opt.solver);
   }
-  Plan plan = solve_checked(*solver, g, r.budget + g.source_bytes(), so);
+  Plan plan = planner::plan_with(opt.solver, g, r.budget + g.source_bytes(), so);
   r.solver = opt.solver;
   r.status = to_string(plan.status);
   r.solve_seconds = plan.solve_seconds;

@@ -26,7 +26,9 @@
 // and U, whose optimum is a lower bound, solved again with the memory rows of the stages its plan
 // overflows, until a plan fits; a plan whose time equals that bound is optimal. What is left of the
 // time goes to the full model (CBC without preprocessing and feasibility pump), with the greedy
-// plan and TW-Remat's as fallbacks.
+// plan as fallback. This is the MILP alone: the registry's `checkmate` is a composition around it
+// (planner/portfolio.h: dagremat's plan as its start on generic DAGs, TW-Remat's where it finds
+// nothing); a start plan comes in through solve_from.
 // The solution's compute sequence is turned into a schedule that frees after last use, which never
 // uses more memory than the MILP accounted for, and the simulator checks it against the budget.
 #pragma once
@@ -35,8 +37,28 @@
 
 namespace hiremate {
 
+// The MILP's knobs: its share of the time and the measured speeds its plan of the time rests on.
+struct CheckmateOptions {
+  // CBC's share of the limit, less the build time; the rest is for the caller's fallbacks and the
+  // final checks.
+  double cbc_share = 0.85;
+  // The share of CBC's time the lazy relaxation (StageModel::lazy) gets, where there is one.
+  // measured: bench/results/time_shares.md#checkmate-relaxation-share
+  double relaxation_share = 0.75;
+  // A model whose estimated build time (checkmate_build_seconds) exceeds this share of the limit is
+  // not built (building is not cut by the limit): the solve ends TimedOut without a plan at once.
+  double max_build_share = 0.5;
+  // The greedy fallback plan of a generic DAG gets at most this share of the limit.
+  double heuristic_share = 0.05;
+  // Model building speed in estimated variables (an upper bound, about twice the actual count) per
+  // second. measured: bench/results/time_shares.md#checkmate-build-speed
+  double training_variables_per_second = 3e6;
+  double dag_variables_per_second = 1.2e6;
+};
+
 class CheckmateSolver : public Solver {
  public:
+  explicit CheckmateSolver(CheckmateOptions copt = {}) : copt_(copt) {}
   std::string name() const override { return "checkmate"; }
   std::string description() const override {
     return "exact MILP (Checkmate) on CBC; optimal for generic DAGs in the fixed order, anytime under --time-limit";
@@ -46,7 +68,12 @@ class CheckmateSolver : public Solver {
   // The same, with another solver's plan as CBC's MIP start where it fits the budget and the model
   // can express it (on a training graph the stages then follow its first computations, so the
   // optimum is over that order). The result is never slower than `start`.
+  // The time it takes from opt.deadline where one is set (a composition's, started before it), so
+  // that what the caller spent first counts against the MILP's share.
   Plan solve_from(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start) const;
+
+ private:
+  CheckmateOptions copt_;
 };
 
 // Whether g.order is the graph's only topological order: each node reads an output of the one
@@ -55,7 +82,12 @@ class CheckmateSolver : public Solver {
 bool order_is_forced(const Graph& g);
 // About how many seconds building checkmate's model of `g` takes on this project's 2-core machine
 // (from checkmate::estimated_variables, an upper bound): checkmate does not build a model whose
-// estimate exceeds half its limit.
-double checkmate_build_seconds(const Graph& g);
+// estimate exceeds max_build_share of its limit.
+double checkmate_build_seconds(const Graph& g, const CheckmateOptions& copt = {});
+// Whether checkmate builds its model of `g` under a limit of `seconds` (else it ends at once).
+bool checkmate_builds(const Graph& g, double seconds, const CheckmateOptions& copt = {});
+// CBC's time in a solve of `limit` seconds whose model took `built` seconds to build (and no more
+// than milp's hard deadline, 1.1 x its limit + 2 s, allows within `limit`).
+double checkmate_cbc_seconds(double limit, double built, const CheckmateOptions& copt = {});
 
 }  // namespace hiremate

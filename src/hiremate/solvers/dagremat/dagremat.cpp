@@ -4,14 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <optional>
-#include <thread>
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
+#include "hiremate/common/worker_pool.h"
 #include "hiremate/solvers/dagremat/evict_sweep.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
@@ -21,113 +21,138 @@
 namespace hiremate {
 
 using dagremat::Clock;
+using Decisions = std::vector<dagremat::KeepState::Decision>;
 
 std::optional<std::string> DagRematSolver::unsupported(const Graph& g) const {
   if (g.is_training()) return std::string("it plans generic DAGs (no backward or loss nodes); use hiremate or checkmate");
   return std::nullopt;
 }
 
-Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                    0.95 * opt.time_limit));
-  Plan plan;
-  dagremat::StageDag dag(g);
+namespace {
+
+// One solve (dagremat.h's steps), run in order by DagRematSolver::solve.
+struct DagRematRun {
+  const Graph& g;
+  const int64_t budget;
+  const SolveOptions& opt;
+  const Deadline run;          // the caller's
+  const double limit = opt.time_limit;  // its length (SolveOptions::deadline): the shares are of it
+  const Clock::time_point deadline = run.fraction(DagRematSolver::kEndShare).end();
+  dagremat::StageDag dag;
   const int64_t cap = budget - dag.sources;
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  auto phase = [&](const char* what) {
-    if (opt.verbose) std::cerr << fmt::format("dagremat: {} at {:.2f} s\n", what, elapsed());
-  };
-  if (opt.verbose) phase(fmt::format("stage DAG of {} values, {} gaps", dag.n, dag.gaps.size()).c_str());
-  double one_run = 0;
-  for (double c : dag.cost) one_run += c;
-
-  const auto state_begun = Clock::now();
-  dagremat::KeepState keep_all(dag, cap);
-  const auto state_cost = Clock::now() - state_begun;  // what each further start costs, at least
-  if (keep_all.excess() == 0) {  // every node once: nothing is faster
-    plan.status = PlanStatus::Optimal;
-    plan.schedule = insert_frees(g, keep_all.ops());
-    plan.has_schedule = true;
-    plan.bound = one_run;
-    plan.note = "keep-all fits the budget";
-    return plan;
-  }
-  phase("keep-all state built");
-  // The relaxation's CBC search runs in a child process: its thread here only waits, so the keep-all
-  // start is repaired meanwhile. Measured: a 60-node DAG with a 2 s limit under a loaded CI machine
-  // found no start at all when the repair waited for the bound (CBC was stopped at 2.7 s, past the
-  // deadline, and the repair, a millisecond's work, never began).
-  auto bound_job = std::async(std::launch::async, [&] {
-    return dagremat::gap_bound(dag, cap, kBoundShare * opt.time_limit, opt.threads, opt.verbose);
-  });
-  // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
-  // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
-  dagremat::KeepState swept(keep_all);
+  double one_run = 0;          // every node once: the time of keep-all
+  Clock::duration state_cost{};  // what each further start costs, at least
+  std::optional<dagremat::KeepState> keep_all, swept;
   dagremat::SweepStats sweep_stats;
-  const auto share = [&](double f) {
-    return std::min(deadline, start + std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(f * opt.time_limit)));
-  };
-  bool swept_fits = dagremat::evict_sweep(swept, share(kSweepShare), {}, &sweep_stats);
-  if (swept_fits) dagremat::polish(swept, deadline);
-  swept.commit();
-  phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
-  bool fits[2] = {false, false};
-  auto repair_start = [&](dagremat::KeepState& s, bool& ok, Clock::time_point until) {
-    ok = dagremat::repair(s, until);
-    if (ok) dagremat::polish(s, until);
-    s.commit();
-  };
-  // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
-  // hand it gets a share of the limit, so that the search has time to improve whichever is better.
-  const auto repair_until = swept_fits ? share(kRepairShare) : deadline;
-  repair_start(keep_all, fits[0], repair_until);
-  phase("keep-all start repaired");
-  dagremat::GapBound gb = bound_job.get();
-  if (gb.infeasible) {
-    plan.status = PlanStatus::Infeasible;
-    plan.note = "proven infeasible: " + gb.note;
-    return plan;
-  }
-
-  // Starts: keep-all and the relaxation's decisions, each repaired and polished.
-  std::vector<dagremat::KeepState::Decision> best_keep;
+  bool swept_fits = false, keep_all_fits = false;
+  Clock::time_point repair_until;
+  dagremat::GapBound gb;
+  Decisions best_keep;         // the best start's decisions (empty: none fits)
   double best_cost = std::numeric_limits<double>::infinity();
   std::string best_from;
-  auto consider = [&](dagremat::KeepState& s, bool fits, const char* from) {
+
+  DagRematRun(const Graph& graph, int64_t b, const SolveOptions& o)
+      : g(graph), budget(b), opt(o), run(deadline_of(o)), dag(graph) {
+    for (double c : dag.cost) one_run += c;
+  }
+
+  void phase(const std::string& what) const {
+    if (opt.verbose) std::cerr << fmt::format("dagremat: {} at {:.2f} s\n", what, run.elapsed());
+  }
+  // The end of a phase that may run until `share` of the limit (never past the deadline).
+  Clock::time_point until(double share) const { return run.fraction(std::min(share, DagRematSolver::kEndShare)).end(); }
+
+  void repair_start(dagremat::KeepState& s, bool& ok, Clock::time_point end) const {
+    ok = dagremat::repair(s, end);
+    if (ok) dagremat::polish(s, end);
+    s.commit();
+  }
+
+  void consider(dagremat::KeepState& s, bool fits, const char* from) {
     if (!fits) return;
     if (opt.verbose)
       std::cerr << fmt::format("dagremat: start from {}: recomputation {} ({:.3f} %), {:.2f} s\n", from,
-                               s.recompute_cost(), 100 * s.recompute_cost() / one_run, elapsed());
+                               s.recompute_cost(), 100 * s.recompute_cost() / one_run, run.elapsed());
     if (s.recompute_cost() < best_cost) {
       best_cost = s.recompute_cost();
       best_keep = s.decisions();
       best_from = from;
     }
-  };
-  std::optional<dagremat::KeepState> relaxed;
+  }
+
   // Each further start costs a full state (seconds at 10,000 nodes): none is begun past the deadline.
   // Measured: on a 100,000-node DAG the recompute-all start, begun 1 s before the deadline, ended 1.4 s past it.
-  auto time_left = [&] { return Clock::now() + 3 * state_cost < deadline; };
-  if (!gb.keep.empty() && time_left()) {
-    relaxed.emplace(dag, cap);
-    auto decisions = relaxed->decisions();
-    for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
-      if (!gb.keep[gi]) decisions[gi] = {dag.gaps[gi].lo, dag.gaps[gi].hi};
-    relaxed->assign(decisions);
+  bool time_for_a_start() const { return Clock::now() + 3 * state_cost < deadline; }
+
+  // Step 1 and the first starts: the keep-all state (the plan itself when it fits), the eviction
+  // sweep's plan, the keep-all start repaired, while the bound is solved beside them.
+  std::optional<Plan> first_starts() {
+    const auto state_begun = Clock::now();
+    keep_all.emplace(dag, cap);
+    state_cost = Clock::now() - state_begun;
+    if (keep_all->excess() == 0) {  // every node once: nothing is faster
+      Plan plan;
+      plan.status = PlanStatus::Optimal;
+      plan.schedule = insert_frees(g, keep_all->ops());
+      plan.has_schedule = true;
+      plan.bound = one_run;
+      plan.note = "keep-all fits the budget";
+      return plan;
+    }
+    phase("keep-all state built");
+    // The relaxation's CBC search runs in a child process: its thread here only waits, so the
+    // keep-all start is repaired meanwhile. Measured: a 60-node DAG with a 2 s limit under a loaded
+    // CI machine found no start at all when the repair waited for the bound (CBC was stopped at
+    // 2.7 s, past the deadline, and the repair, a millisecond's work, never began).
+    WorkerPool pool;
+    auto bound_job = pool.run([&] {
+      return dagremat::gap_bound(dag, cap, DagRematSolver::kBoundShare * limit, opt.threads, opt.verbose);
+    });
+    // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
+    // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
+    swept.emplace(*keep_all);
+    swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
+    if (swept_fits) dagremat::polish(*swept, deadline);
+    swept->commit();
+    phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
+    // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
+    // hand it gets a share of the limit, so that the search has time to improve whichever is better.
+    repair_until = swept_fits ? until(DagRematSolver::kRepairShare) : deadline;
+    repair_start(*keep_all, keep_all_fits, repair_until);
+    phase("keep-all start repaired");
+    gb = bound_job.get();
+    if (!gb.infeasible) return std::nullopt;
+    Plan plan;
+    plan.status = PlanStatus::Infeasible;
+    plan.note = "proven infeasible: " + gb.note;
+    return plan;
   }
-  // The relaxation's start only while little of the time is gone (its repair took 8 s on rl3-n500
-  // for a 68 % plan).
-  if (relaxed && ((!fits[0] && !swept_fits) || elapsed() < 0.2 * opt.time_limit))
-    repair_start(*relaxed, fits[1], repair_until);
-  consider(swept, swept_fits, "the eviction sweep");
-  consider(keep_all, fits[0], "keep-all");
-  if (relaxed) consider(*relaxed, fits[1], "the relaxation");
-  if (best_keep.empty() && time_left()) {
-    // Recompute-all: every value dropped between its reads, each stage recomputing what it needs
-    // (Checkmate's recompute-heavy start); the polish then keeps back what fits. Measured: at 70 % on
-    // rl1-n100 and rl2-n250 the repair from keep-all got stuck (no single change lowered the excess).
+
+  // Starts: the sweep's, keep-all's and the relaxation's decisions, each repaired and polished.
+  void more_starts() {
+    std::optional<dagremat::KeepState> relaxed;
+    bool relaxed_fits = false;
+    if (!gb.keep.empty() && time_for_a_start()) {
+      relaxed.emplace(dag, cap);
+      auto decisions = relaxed->decisions();
+      for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
+        if (!gb.keep[gi]) decisions[gi] = {dag.gaps[gi].lo, dag.gaps[gi].hi};
+      relaxed->assign(decisions);
+    }
+    // The relaxation's start only while little of the time is gone (kRelaxedStartShare).
+    if (relaxed && ((!keep_all_fits && !swept_fits) || run.elapsed() < DagRematSolver::kRelaxedStartShare * limit))
+      repair_start(*relaxed, relaxed_fits, repair_until);
+    consider(*swept, swept_fits, "the eviction sweep");
+    consider(*keep_all, keep_all_fits, "keep-all");
+    if (relaxed) consider(*relaxed, relaxed_fits, "the relaxation");
+    if (best_keep.empty() && time_for_a_start()) recompute_all_start();
+    if (best_keep.empty() && time_for_a_start()) annealing_start();
+  }
+
+  // Recompute-all: every value dropped between its reads, each stage recomputing what it needs
+  // (Checkmate's recompute-heavy start); the polish then keeps back what fits. Measured: at 70 % on
+  // rl1-n100 and rl2-n250 the repair from keep-all got stuck (no single change lowered the excess).
+  void recompute_all_start() {
     dagremat::KeepState s(dag, cap);
     auto decisions = s.decisions();
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
@@ -139,110 +164,132 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
     phase("recompute-all start repaired");
     consider(s, ok, "recompute-all");
   }
-  if (best_keep.empty() && time_left()) {
-    // Every start got stuck (no single change lowers the excess: rl1-n100, rl2-n250 and rl4-n1000 at
-    // 70 %). Annealing accepts moves that raise it, with the excess as a growing penalty: from the
-    // keep-all repair's stuck state, for half the time left.
+
+  // Every start got stuck (no single change lowers the excess: rl1-n100, rl2-n250 and rl4-n1000 at
+  // 70 %). Annealing accepts moves that raise it, with the excess as a growing penalty: from the
+  // keep-all repair's stuck state, for half the time left.
+  void annealing_start() {
     dagremat::KeepState s(dag, cap);
-    s.assign(keep_all.decisions());
+    s.assign(keep_all->decisions());
     SplitMix64 rng{opt.seed * 7919 + 7};
-    std::vector<dagremat::KeepState::Decision> found;
+    Decisions found;
     const auto half = Clock::now() + (deadline - Clock::now()) / 2;
     phase("annealing from the stuck repair");
     dagremat::anneal(s, half, rng, found, 0.0);
     phase("annealing done");
-    if (!found.empty()) {
-      s.assign(found);
-      if (s.excess() == 0) consider(s, true, "annealing from the stuck repair");
-    }
+    if (found.empty()) return;
+    s.assign(found);
+    if (s.excess() == 0) consider(s, true, "annealing from the stuck repair");
   }
-  if (best_keep.empty()) {
-    // (greedy_evict_sequence is no fallback here: on a generated 5,000-node DAG it ran for minutes.)
+
+  // No start fits: TimedOut, with the bound and why.
+  // (greedy_evict_sequence is no fallback here: on a generated 5,000-node DAG it ran for minutes.)
+  Plan no_start() const {
+    Plan plan;
     plan.status = PlanStatus::TimedOut;
     plan.bound = gb.bound ? std::optional<double>(one_run + *gb.bound) : std::nullopt;
     const std::string sweep =
         sweep_stats.stuck_stage >= 0
             ? fmt::format("the eviction sweep got stuck at stage {} of {}", sweep_stats.stuck_stage, dag.n)
-            : fmt::format("the eviction sweep ran out of its {:.0f} % of the time after {} evictions", 100 * kSweepShare,
-                          sweep_stats.evictions);
+            : fmt::format("the eviction sweep ran out of its {:.0f} % of the time after {} evictions",
+                          100 * DagRematSolver::kSweepShare, sweep_stats.evictions);
     plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; the greedy repair from every start and "
                             "annealing from its state found none); a longer --time-limit may find a plan",
-                            elapsed(), sweep);
+                            run.elapsed(), sweep);
     return plan;
   }
 
-  const double target = gb.bound ? *gb.bound : 0.0;  // no plan can recompute less
-  // Improve: one ruin-and-recreate search per thread, each from the best start with its own seed.
-  const int workers = std::max(1, opt.threads);
-  std::vector<std::vector<dagremat::KeepState::Decision>> results(workers);
-  std::vector<double> costs(workers, best_cost);
-  std::vector<dagremat::SearchStats> stats(workers);
-  auto work = [&](int w) {
-    dagremat::KeepState s(dag, cap);
-    s.assign(best_keep);
-    SplitMix64 rng{opt.seed * 7919 + static_cast<uint64_t>(w) + 1};
-    // Ruin and recreate on every thread but the third of three and more, which anneals: with two
-    // threads, two searches of ruin and recreate (rl2-n250 at 80 %, 55 s: 4.897 % against 5.047 %
-    // beside annealing; rl4-n1000 at 70 %: a plan, 10.5 %, where there was none) except on
-    // resnet50-b256-train, where annealing alone reaches the optimum (0.108 % at 90 %; 0.141 % so).
-    using Search = SolveOptions::DagRematSearch;
-    const bool annealing = opt.dagremat_search == Search::Mixed ? w % 3 == 2 : opt.dagremat_search == Search::Annealing;
-    if (annealing) {
-      auto found = best_keep;
-      stats[w] = dagremat::anneal(s, deadline, rng, found, target);
-      s.assign(found);
-    } else {
-      stats[w] = dagremat::improve(s, deadline, rng, kPatience, target);
+  // Step 2's improvement: one search per thread from the best start, each with its own seed; the
+  // cheapest result is kept. Returns the search statistics of every thread.
+  std::vector<dagremat::SearchStats> improve() {
+    const double target = gb.bound ? *gb.bound : 0.0;  // no plan can recompute less
+    const int workers = std::max(1, opt.threads);
+    std::vector<Decisions> results(workers);
+    std::vector<double> costs(workers, best_cost);
+    std::vector<dagremat::SearchStats> stats(workers);
+    WorkerPool::for_each(static_cast<size_t>(workers), workers, [&](size_t i) {
+      const int w = static_cast<int>(i);
+      dagremat::KeepState s(dag, cap);
+      s.assign(best_keep);
+      SplitMix64 rng{opt.seed * 7919 + static_cast<uint64_t>(w) + 1};
+      // Ruin and recreate on every thread but the third of three and more, which anneals.
+      // measured: bench/results/time_shares.md#dagremat-search-mix
+      using Search = SolveOptions::DagRematSearch;
+      const bool annealing =
+          opt.dagremat_search == Search::Mixed ? w % 3 == 2 : opt.dagremat_search == Search::Annealing;
+      if (annealing) {
+        auto found = best_keep;
+        stats[w] = dagremat::anneal(s, deadline, rng, found, target);
+        s.assign(found);
+      } else {
+        stats[w] = dagremat::improve(s, deadline, rng, DagRematSolver::kPatience, target);
+      }
+      results[w] = s.decisions();
+      costs[w] = s.recompute_cost();
+    });
+    const int bw = static_cast<int>(std::min_element(costs.begin(), costs.end()) - costs.begin());
+    if (costs[bw] < best_cost) {
+      best_cost = costs[bw];
+      best_keep = results[bw];
     }
-    results[w] = s.decisions();
-    costs[w] = s.recompute_cost();
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& th : pool) th.join();
-  int bw = static_cast<int>(std::min_element(costs.begin(), costs.end()) - costs.begin());
-  if (costs[bw] < best_cost) {
-    best_cost = costs[bw];
-    best_keep = results[bw];
+    return stats;
   }
-  dagremat::KeepState final_state(dag, cap);
-  final_state.assign(best_keep);
-  HM_ASSERT(final_state.excess() == 0, "dagremat: the chosen decisions exceed the budget");
-  plan.schedule = insert_frees(g, final_state.ops());
-  SimResult sim = simulate(g, plan.schedule);
-  if (!sim.valid || sim.peak > budget)
-    throw SolverFailure(fmt::format("dagremat: the plan was rejected by the simulator ({}); this is a bug",
-                                    sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
-  plan.has_schedule = true;
-  long rounds = 0, accepted = 0;
-  for (const auto& st : stats) {
-    rounds += st.rounds;
-    accepted += st.accepted;
+
+  // Step 3: the best decisions as a checked plan, its bound, its status and a note on the gap.
+  Plan finish(const std::vector<dagremat::SearchStats>& stats) const {
+    dagremat::KeepState final_state(dag, cap);
+    final_state.assign(best_keep);
+    HM_ASSERT(final_state.excess() == 0, "dagremat: the chosen decisions exceed the budget");
+    Plan plan;
+    plan.schedule = insert_frees(g, final_state.ops());
+    SimResult sim = simulate(g, plan.schedule);
+    if (!sim.valid || sim.peak > budget)
+      throw SolverFailure(fmt::format("dagremat: the plan was rejected by the simulator ({}); this is a bug",
+                                      sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
+    plan.has_schedule = true;
+    long rounds = 0, accepted = 0;
+    for (const auto& st : stats) {
+      rounds += st.rounds;
+      accepted += st.accepted;
+    }
+    if (gb.bound) plan.bound = std::min(sim.time, one_run + *gb.bound);
+    const bool meets = plan.bound && sim.time - *plan.bound <= 1e-9 * std::max(1.0, std::abs(sim.time));
+    plan.status = meets ? PlanStatus::Optimal : PlanStatus::Feasible;
+    plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
+                            best_from, rounds, accepted,
+                            gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+    if (plan.bound && sim.time - *plan.bound > DagRematSolver::kLooseGap * sim.time)
+      plan.note += loose_gap_note(final_state);
+    if (opt.verbose)
+      std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
+                               100 * best_cost / one_run, run.elapsed());
+    return plan;
   }
-  if (gb.bound) plan.bound = std::min(sim.time, one_run + *gb.bound);
-  const bool meets = plan.bound && sim.time - *plan.bound <= 1e-9 * std::max(1.0, std::abs(sim.time));
-  plan.status = meets ? PlanStatus::Optimal : PlanStatus::Feasible;
-  plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
-                          best_from, rounds, accepted,
-                          gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
-  if (plan.bound && sim.time - *plan.bound > kLooseGap * sim.time) {
-    // Why the gap is large: the relaxation charges a dropped value its own time only. What the plan
-    // recomputes beyond that is inputs that were not resident (recursively: cones).
+
+  // Why the gap is large: the relaxation charges a dropped value its own time only. What the plan
+  // recomputes beyond that is inputs that were not resident (recursively: cones).
+  std::string loose_gap_note(const dagremat::KeepState& final_state) const {
     double direct = 0;
     for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
       if (!dag.gaps[gi].tail && !final_state.kept(static_cast<int>(gi))) direct += dag.cost[dag.gaps[gi].value];
     const double cones = std::max(0.0, final_state.recompute_cost() - direct);
-    plan.note += fmt::format(
+    return fmt::format(
         "; the gap is large because the relaxation drops the constraint that a recomputation's inputs be resident "
         "(it charges a dropped value its own time): {:.1f} % of this plan's recomputation is inputs recomputed for "
         "other recomputations",
         100 * cones / std::max(1e-300, final_state.recompute_cost()));
   }
-  if (opt.verbose)
-    std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
-                             100 * best_cost / one_run, elapsed());
-  return plan;
+};
+
+}  // namespace
+
+Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
+  DagRematRun r(g, budget, opt);
+  if (opt.verbose) r.phase(fmt::format("stage DAG of {} values, {} gaps", r.dag.n, r.dag.gaps.size()));
+  if (auto settled = r.first_starts()) return std::move(*settled);
+  r.more_starts();
+  if (r.best_keep.empty()) return r.no_start();
+  return r.finish(r.improve());
 }
 
 }  // namespace hiremate

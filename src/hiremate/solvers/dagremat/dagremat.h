@@ -30,17 +30,19 @@ class DagRematSolver : public Solver {
   std::optional<std::string> unsupported(const Graph& g) const override;
   Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override;
 
-  // Share of the time limit for the relaxation's CBC solve.
+  // Every share below is of the time limit (SolveOptions::time_limit, or the deadline's length).
+  // The searches end at this share; the rest is for the final simulation and the caller.
+  static constexpr double kEndShare = 0.95;
+  // The relaxation's CBC solve.
   static constexpr double kBoundShare = 0.3;
-  // Share of the time limit the eviction sweep may take. It ends (fitting or stuck) within 0.12 s on
-  // rl1-rl4 at 80 and 70 %; on the 2,000-node dense DAG of issue 23 it fits 90 % in 0.12 s and 80 %
-  // in about 7 s (nothing else finds a plan there), and does not end in 20 s at 70 %.
+  // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
-  // Share of the time limit the keep-all start's repair may take once the eviction sweep has a plan
-  // (without one it may take all of it). Its plan is the better start on the public graphs, where the
-  // repair can take most of the limit (rl4-n1000 at 80 %, 30 s, one thread: with 0.5 the repair was
-  // cut, the search ran from the sweep's plan and ended at 25.4 % CI instead of 2.87 %).
+  // The keep-all start's repair once the eviction sweep has a plan (without one it may take all of
+  // it). measured: bench/results/time_shares.md#dagremat-repair-share
   static constexpr double kRepairShare = 0.8;
+  // The relaxation's start is repaired only while less than this share is gone.
+  // measured: bench/results/time_shares.md#dagremat-relaxed-start-share
+  static constexpr double kRelaxedStartShare = 0.2;
   // Above this relative gap ((time - bound) / time) the plan's note says which constraint the bound's
   // relaxation drops and how much of the plan's recomputation it leaves uncounted.
   static constexpr double kLooseGap = 0.01;

@@ -19,7 +19,7 @@ using namespace twremat;
 
 namespace {
 
-Deadline deadline_after(double seconds) {
+twremat::Deadline deadline_after(double seconds) {
   auto now = std::chrono::steady_clock::now();
   double capped = std::min(seconds, 1e7);  // a year: "no limit" without overflowing the clock
   return {now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(capped))};
@@ -38,7 +38,7 @@ std::optional<std::string> TwRematSolver::unsupported(const Graph& g) const {
 }
 
 Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  const Deadline deadline = deadline_after(opt.time_limit);
+  const twremat::Deadline deadline = deadline_after(opt.time_limit);
   Plan plan;
   auto fits = [&](int64_t peak, int64_t at_loss) {
     return peak <= budget && (!opt.save_budget || at_loss <= *opt.save_budget);

@@ -1,0 +1,86 @@
+// The portfolio: every composition of solvers in one place (DESIGN §3, issue 20). A solver folder
+// never runs another solver; "solver A, then B from A's plan", fallbacks and the time shares between
+// them are here, under one Deadline (common/deadline.h) that the parts' deadlines are children of.
+//
+// - checkmate_with_fallbacks (the registry's `checkmate`): on a generic DAG where keep-all does not
+//   fit, dagremat first, its plan as the MILP's start; then the MILP (solvers/checkmate); where the
+//   MILP ends TimedOut (not built, or CBC cut by the limit), TW-Remat's plan when it is faster or
+//   the only one.
+// - dagremat_then_checkmate (`hiremate` on a generic DAG): dagremat for a share of the limit, then
+//   checkmate_with_fallbacks from its plan where the MILP builds quickly; dagremat alone otherwise.
+// - The hierarchical planner (planner.h) takes its top-level shares from PortfolioOptions and runs
+//   the flat MILP through checkmate_with_fallbacks.
+#pragma once
+#include <cstdint>
+
+#include "hiremate/graph/graph.h"
+#include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/solvers/solver.h"
+
+namespace hiremate::planner {
+
+// Every share is of the limit the composition is given (its Deadline's length) unless it says so.
+struct PortfolioOptions {
+  // checkmate on a generic DAG where keep-all does not fit: dagremat first, for this share of CBC's
+  // time (checkmate_cbc_seconds), its plan CBC's MIP start.
+  // measured: bench/results/time_shares.md#portfolio-dagremat-start-share
+  double dagremat_start_share = 0.2;
+  // TW-Remat as the MILP's fallback: this share of the limit at most, what is left of it at least
+  // twremat_min_seconds (it takes a fraction of a second on the public graphs).
+  double twremat_fallback_share = 0.1;
+  double twremat_min_seconds = 0.05;
+  // hiremate on a generic DAG: one whose MILP builds (checkmate_build_seconds) within
+  // dag_milp_build_share gets dagremat for dag_dagremat_share, then checkmate from its plan; larger
+  // DAGs go to dagremat alone. measured: bench/results/time_shares.md#portfolio-generic-dags
+  double dag_milp_build_share = 0.1;
+  double dag_dagremat_share = 0.4;
+  // What a composition leaves of its limit for CBC's end, the final checks and the caller's own
+  // work. measured: bench/results/time_shares.md#planner-limit-margin
+  double limit_margin = 0.93;
+  // Below this many seconds left the MILP after dagremat is not started.
+  double min_milp_seconds = 0.5;
+  // The hierarchical planner's top: TW-Remat on the whole graph first, with this share of the limit.
+  // measured: bench/results/time_shares.md#planner-twremat-at-top
+  double twremat_at_top_share = 0.4;
+  // The hierarchical planner: the flat MILP gets time of its own at the top (half of it, and a
+  // from-scratch run beside the hierarchy) only under limits of at least this many seconds.
+  // measured: bench/results/time_shares.md#planner-flat-milp
+  double flat_min_limit = 20;
+  // The levels' share of what the margin leaves: a third where the flat MILP gets its time (it then
+  // has half of the rest at the top), two thirds otherwise.
+  double levels_share_with_flat = 1.0 / 3;
+  double levels_share = 2.0 / 3;
+  // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its
+  // time (it has the rest, from their best plan). measured: bench/results/time_shares.md#planner-flat-milp
+  double top_hilp_share_with_flat = 0.5;
+  // Rotor at the top: each of its two DPs (over the baselines, over the levels' menus) gets this
+  // share of what is left of the top's time.
+  double rotor_at_top_share = 0.25;
+  // The MILP's own knobs.
+  CheckmateOptions checkmate;
+};
+
+// Checkmate's MILP with its compositions (see above). `start`: a plan to start the MILP from (then
+// dagremat does not run). The deadline is opt.deadline, or opt.time_limit from now.
+Plan checkmate_with_fallbacks(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start = nullptr,
+                              const PortfolioOptions& po = {});
+
+// A generic DAG: dagremat, then checkmate_with_fallbacks from its plan (see above).
+Plan dagremat_then_checkmate(const Graph& g, int64_t budget, const SolveOptions& opt, const PortfolioOptions& po = {});
+
+// The registry's `checkmate`: checkmate_with_fallbacks behind the Solver interface.
+class CheckmatePortfolio : public Solver {
+ public:
+  explicit CheckmatePortfolio(PortfolioOptions po = {}) : po_(po) {}
+  std::string name() const override { return "checkmate"; }
+  std::string description() const override { return CheckmateSolver().description(); }
+  std::optional<std::string> unsupported(const Graph& g) const override { return CheckmateSolver().unsupported(g); }
+  Plan solve(const Graph& g, int64_t budget, const SolveOptions& opt) const override {
+    return checkmate_with_fallbacks(g, budget, opt, nullptr, po_);
+  }
+
+ private:
+  PortfolioOptions po_;
+};
+
+}  // namespace hiremate::planner
