@@ -25,10 +25,10 @@
 #include <string>
 
 #include "hiremate/schedule/simulate.h"
-#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/hierarchy/hgraph.h"
 #include "hiremate/solvers/solver.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct HilpOptions {
   double time_limit = 10;  // seconds, for CBC
@@ -56,4 +56,4 @@ struct HilpResult {
 // simulated schedule, under both budgets, or none.
 HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/hilp_model.h"
+#include "hiremate/hierarchy/hilp_model.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -518,4 +518,4 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   return finish();
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy
