@@ -10,31 +10,25 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/stage_milp/stage_vars.h"
 
 namespace hiremate::hierarchy {
 
 namespace {
 
-constexpr milp::Var kAbsent = -1;
+using stage_milp::kAbsent;
 constexpr int64_t kMaxUnits = int64_t{1} << 22;
 
 int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
 
-// The H-graph's numbers in memory units, and the derived per-HAN and per-stage facts.
-struct Levels {
+// The H-graph's numbers in memory units (HANs only), and the derived per-HAN and per-stage facts.
+struct Levels : stage_milp::StageTables {
   const HGraph& h;
-  int T = 0;
   int64_t unit = 1, sources = 0;
-  std::vector<int64_t> mem;                    // host data id -> units (HANs only)
-  std::vector<std::vector<int64_t>> kept, overhead;  // [stage][choice]
-  std::vector<int64_t> out_units;              // [stage]: data outputs
-  std::vector<int> producer;                   // data id -> producing forward stage, -1
-  std::vector<std::vector<int>> users;         // data id -> stages reading it
-  std::vector<int> last_need;                  // stage -> last stage where running it can help
-  std::vector<int64_t> grads_at_start, grads_new;
   std::vector<int> first, last;                // grad data id -> first producer / last touching stage
 
-  Levels(const HGraph& hg, int64_t budget) : h(hg), T(static_cast<int>(hg.nodes.size())) {
+  Levels(const HGraph& hg, int64_t budget) : h(hg) {
+    T = static_cast<int>(hg.nodes.size());
     const Graph& g = *h.host;
     sources = g.source_bytes();
     std::vector<int64_t> sizes;
@@ -56,6 +50,9 @@ struct Levels {
     mem.assign(g.data.size(), 0);
     for (size_t d = 0; d < g.data.size(); ++d)
       if (han[d]) mem[d] = ceil_div(g.data[d].bytes, unit);
+    kind.resize(T);
+    data_in.resize(T);
+    data_out.resize(T);
     kept.resize(T);
     overhead.resize(T);
     out_units.assign(T, 0);
@@ -63,6 +60,9 @@ struct Levels {
     users.assign(g.data.size(), {});
     for (int t = 0; t < T; ++t) {
       const HNode& n = h.nodes[t];
+      kind[t] = n.kind;
+      data_in[t] = n.data_in;
+      data_out[t] = n.data_out;
       for (const HChoice& c : n.choices) {
         kept[t].push_back(ceil_div(c.kept, unit));
         overhead[t].push_back(ceil_div(c.overhead, unit));
@@ -78,15 +78,10 @@ struct Levels {
         if (producer[d] < 0 || producer[d] >= t)
           throw BadInput(fmt::format("H-ILP: '{}' reads '{}', which no earlier forward part writes", h.nodes[t].name,
                                      g.data[d].name));
-    last_need.assign(T, 0);
-    for (int t = T - 1; t >= 0; --t) {
-      last_need[t] = t;
-      const HNode& n = h.nodes[t];
-      if (n.kind != ComputeKind::Forward) continue;
-      for (NodeId d : n.data_out)
-        for (int u : users[d]) last_need[t] = std::max(last_need[t], last_need[u]);
-      if (n.pair >= 0 && has_keeping(t)) last_need[t] = std::max(last_need[t], n.pair);
-    }
+    std::vector<int> keeps_for(T, -1);
+    for (int t = 0; t < T; ++t)
+      if (h.nodes[t].pair >= 0 && has_keeping(t)) keeps_for[t] = h.nodes[t].pair;
+    find_last_need(keeps_for);
     grads_at_start.assign(T + 1, 0);
     grads_new.assign(T, 0);
     first.assign(g.data.size(), T);
@@ -98,11 +93,8 @@ struct Levels {
       }
       for (NodeId d : h.nodes[t].grad_in) last[d] = std::max(last[d], t);
     }
-    for (size_t d = 0; d < g.data.size(); ++d) {
-      if (first[d] >= T) continue;
-      grads_new[first[d]] += mem[d];
-      for (int t = first[d] + 1; t <= last[d]; ++t) grads_at_start[t] += mem[d];
-    }
+    for (size_t d = 0; d < g.data.size(); ++d)
+      if (first[d] < T) add_grad(first[d], last[d], mem[d]);
     for (int t = 0; t < T; ++t)
       for (size_t c = 0; c < h.nodes[t].choices.size(); ++c) corrected_overhead(t, c);
   }
@@ -138,244 +130,86 @@ struct Levels {
       if (c.keeps) return true;
     return false;
   }
-  int data_need(NodeId d) const {
-    int last = -1;
-    for (int u : users[d]) last = std::max(last, last_need[u]);
-    return last;
-  }
 };
 
-struct Free {
-  NodeId data;
-  milp::Var var;
-};
-
-struct HilpModel {
+// The H-ILP's own variables and rows: which choices run (R) and keep (PH), and the ties between a
+// backward's choices and its forward's; the rest is the shared stage MILP (stage_milp/stage_vars.h).
+struct HilpModel : stage_milp::StageVars {
   const Levels& lv;
   const HGraph& h;
-  int64_t cap;
-  milp::Model model;
-  std::vector<std::vector<std::vector<milp::Var>>> R, PH;  // [t][k][choice]
-  std::vector<std::vector<milp::Var>> U;
-  std::vector<std::vector<std::pair<NodeId, milp::Var>>> S;
-  std::vector<std::vector<int>> s_index;
-  std::vector<std::vector<std::vector<Free>>> frees;
 
-  milp::Var s(int t, NodeId d) const {
-    if (t >= lv.T) return kAbsent;
-    int i = s_index[t][d];
-    return i < 0 ? kAbsent : S[t][i].second;
-  }
-  milp::Var ph(int t, int k, int c) const {
-    if (t >= lv.T || PH[t][k].empty()) return kAbsent;
-    return PH[t][k][c];
-  }
-  std::vector<milp::Term> runs(int t, int k, double coef = 1) const {
-    std::vector<milp::Term> out;
-    for (milp::Var v : R[t][k])
-      if (v != kAbsent) out.push_back({v, coef});
-    return out;
-  }
-  std::vector<milp::Term> resident_phantoms(int t, int k, double coef = 1) const {
-    std::vector<milp::Term> out;
-    if (t < lv.T)
-      for (milp::Var v : PH[t][k])
-        if (v != kAbsent) out.push_back({v, coef});
-    return out;
-  }
-  static void append(std::vector<milp::Term>& row, const std::vector<milp::Term>& more) {
-    row.insert(row.end(), more.begin(), more.end());
-  }
+  HilpModel(const Levels& l, int64_t capacity) : StageVars(l, capacity), lv(l), h(l.h) { build(); }
 
-  HilpModel(const Levels& l, int64_t capacity) : lv(l), h(l.h), cap(capacity) {
-    const int T = lv.T;
-    const size_t num_data = h.host->data.size();
-    R.assign(T, {});
-    PH.assign(T, {});
-    U.assign(T, {});
-    S.assign(T, {});
-    s_index.assign(T, std::vector<int>(num_data, -1));
-    frees.assign(T, {});
-    for (int t = 0; t < T; ++t) {
-      R[t].assign(t + 1, {});
-      PH[t].assign(t + 1, {});
-      U[t].assign(t + 1, kAbsent);
-      frees[t].resize(t + 1);
-      for (int k = 0; k <= t; ++k) {
-        const HNode& n = h.nodes[k];
-        bool first = k == t;
-        if (!first && (n.kind != ComputeKind::Forward || lv.last_need[k] < t)) continue;
-        R[t][k].assign(n.choices.size(), kAbsent);
-        for (size_t c = 0; c < n.choices.size(); ++c) {
-          if (n.choices[c].keeps && (n.pair < 0 || n.pair < t)) continue;  // kept bytes nobody consumes
-          R[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, n.choices[c].time);
-        }
-        if (first) model.add_row(runs(t, k), 1, 1);
+  void add_run_vars(int t) override {
+    for (int k = 0; k <= t; ++k) {
+      const HNode& n = h.nodes[k];
+      bool first = k == t;
+      if (!first && (n.kind != ComputeKind::Forward || lv.last_need[k] < t)) continue;
+      R[t][k].assign(n.choices.size(), kAbsent);
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        if (n.choices[c].keeps && (n.pair < 0 || n.pair < t)) continue;  // kept bytes nobody consumes
+        R[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, n.choices[c].time);
       }
-      for (int k = 0; k < t; ++k) {
-        const HNode& n = h.nodes[k];
-        if (n.kind != ComputeKind::Forward || n.pair < t || !lv.has_keeping(k)) continue;
-        PH[t][k].assign(n.choices.size(), kAbsent);
-        for (size_t c = 0; c < n.choices.size(); ++c)
-          if (n.choices[c].keeps) PH[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, 0);
-        auto one = resident_phantoms(t, k);
-        if (one.size() > 1) model.add_row(one, -milp::kInf, 1);
-      }
-      for (size_t d = 0; d < num_data; ++d)
-        if (lv.producer[d] >= 0 && lv.producer[d] < t && lv.data_need(static_cast<NodeId>(d)) >= t) {
-          s_index[t][d] = static_cast<int>(S[t].size());
-          S[t].push_back({static_cast<NodeId>(d), model.add_var(milp::VarType::Binary, 0, 1, 0)});
-        }
+      if (first) model.add_row(runs(t, k), 1, 1);
     }
-    for (int t = 0; t < T; ++t) add_stage_rows(t);
+    for (int k = 0; k < t; ++k) {
+      const HNode& n = h.nodes[k];
+      if (n.kind != ComputeKind::Forward || n.pair < t || !lv.has_keeping(k)) continue;
+      PH[t][k].assign(n.choices.size(), kAbsent);
+      for (size_t c = 0; c < n.choices.size(); ++c)
+        if (n.choices[c].keeps) PH[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, 0);
+      auto one = resident(t, k);
+      if (one.size() > 1) model.add_row(one, -milp::kInf, 1);
+    }
   }
 
-  // k needs d resident or computed earlier in the stage.
-  void need(int t, const std::vector<milp::Term>& run, NodeId d) {
-    std::vector<milp::Term> row = run;
-    append(row, runs(t, lv.producer[d], -1));
-    if (s(t, d) != kAbsent) row.push_back({s(t, d), -1});
-    model.add_row(row, -milp::kInf, 0);
-  }
-
-  void add_stage_rows(int t) {
+  void add_node_rows(int t, int k, const std::vector<milp::Term>& run) override {
     using milp::Term;
     const double inf = milp::kInf;
-    for (int k = 0; k <= t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      const HNode& n = h.nodes[k];
-      if (n.backward_needs_choice_deps) {
-        for (size_t c = 0; c < n.choices.size(); ++c)
-          if (R[t][k][c] != kAbsent)
-            for (NodeId d : n.choices[c].deps) need(t, {{R[t][k][c], 1}}, d);
-      } else {
-        for (NodeId d : n.data_in) need(t, run, d);
-      }
-      if (n.kind == ComputeKind::Backward) {  // a backward consumes what its forward's choice kept
-        int f = n.pair;
-        for (size_t c = 0; c < n.choices.size(); ++c) {
-          int tie = n.choices[c].tie;
-          if (tie < 0 || R[t][k][c] == kAbsent) continue;
-          std::vector<Term> row{{R[t][k][c], 1}};
-          if (R[t][f][tie] != kAbsent) row.push_back({R[t][f][tie], -1});
-          if (ph(t, f, tie) != kAbsent) row.push_back({ph(t, f, tie), -1});
-          model.add_row(row, -inf, 0);
-          // Only the consumed choice may keep in the backward's stage.
-        }
-        for (size_t fc = 0; fc < h.nodes[f].choices.size(); ++fc) {
-          if (!h.nodes[f].choices[fc].keeps || R[t][f].empty() || R[t][f][fc] == kAbsent) continue;
-          std::vector<Term> row{{R[t][f][fc], 1}};
-          for (size_t c = 0; c < n.choices.size(); ++c)
-            if (n.choices[c].tie == static_cast<int>(fc)) row.push_back({R[t][k][c], -1});
-          model.add_row(row, -inf, 0);
-        }
-      }
-      if (k < t && n.kind == ComputeKind::Forward)
-        for (NodeId d : n.data_out)  // no recomputation while an output is resident
-          if (s(t, d) != kAbsent) {
-            std::vector<Term> row = run;
-            row.push_back({s(t, d), 1});
-            model.add_row(row, -inf, 1);
-          }
-      if (n.kind == ComputeKind::Forward && n.pair >= 0) {
-        auto resident = resident_phantoms(t, k);
-        for (size_t c = 0; c < n.choices.size(); ++c) {
-          milp::Var r = R[t][k][c];
-          if (r == kAbsent || !n.choices[c].keeps) continue;
-          if (!resident.empty()) {  // no second copy of what is kept
-            std::vector<Term> row{{r, 1}};
-            append(row, resident);
-            model.add_row(row, -inf, 1);
-          }
-          if (t < n.pair) {  // kept bytes are carried on to the backward
-            std::vector<Term> row{{r, 1}};
-            if (ph(t + 1, k, static_cast<int>(c)) != kAbsent) row.push_back({ph(t + 1, k, static_cast<int>(c)), -1});
-            model.add_row(row, -inf, 0);
-          }
-        }
-      }
+    const HNode& n = h.nodes[k];
+    if (n.backward_needs_choice_deps) {
+      for (size_t c = 0; c < n.choices.size(); ++c)
+        if (R[t][k][c] != kAbsent)
+          for (NodeId d : n.choices[c].deps) add_need_row(t, {{R[t][k][c], 1}}, d);
+    } else {
+      for (NodeId d : n.data_in) add_need_row(t, run, d);
     }
-    if (t + 1 < lv.T) {
-      for (const auto& [d, var] : S[t + 1]) {
-        std::vector<Term> row{{var, 1}};
-        append(row, runs(t, lv.producer[d], -1));
-        if (s(t, d) != kAbsent) row.push_back({s(t, d), -1});
+    if (n.kind == ComputeKind::Backward) {  // a backward consumes what its forward's choice kept
+      int f = n.pair;
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        int tie = n.choices[c].tie;
+        if (tie < 0 || R[t][k][c] == kAbsent) continue;
+        std::vector<Term> row{{R[t][k][c], 1}};
+        if (R[t][f][tie] != kAbsent) row.push_back({R[t][f][tie], -1});
+        if (ph(t, f, tie) != kAbsent) row.push_back({ph(t, f, tie), -1});
+        model.add_row(row, -inf, 0);
+        // Only the consumed choice may keep in the backward's stage.
+      }
+      for (size_t fc = 0; fc < h.nodes[f].choices.size(); ++fc) {
+        if (!h.nodes[f].choices[fc].keeps || R[t][f].empty() || R[t][f][fc] == kAbsent) continue;
+        std::vector<Term> row{{R[t][f][fc], 1}};
+        for (size_t c = 0; c < n.choices.size(); ++c)
+          if (n.choices[c].tie == static_cast<int>(fc)) row.push_back({R[t][k][c], -1});
         model.add_row(row, -inf, 0);
       }
-      for (int k = 0; k <= t; ++k)
-        for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
-          milp::Var next = ph(t + 1, k, static_cast<int>(c));
-          if (next == kAbsent) continue;
-          std::vector<Term> row{{next, 1}};
-          if (!R[t][k].empty() && R[t][k][c] != kAbsent) row.push_back({R[t][k][c], -1});
-          if (ph(t, k, static_cast<int>(c)) != kAbsent) row.push_back({ph(t, k, static_cast<int>(c)), -1});
+    }
+    add_no_recompute_rows(t, k, run);
+    if (n.kind == ComputeKind::Forward && n.pair >= 0) {
+      auto kept_now = resident(t, k);
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        milp::Var r = R[t][k][c];
+        if (r == kAbsent || !n.choices[c].keeps) continue;
+        if (!kept_now.empty()) {  // no second copy of what is kept
+          std::vector<Term> row{{r, 1}};
+          append(row, kept_now);
+          model.add_row(row, -inf, 1);
+        }
+        if (t < n.pair) {  // kept bytes are carried on to the backward
+          std::vector<Term> row{{r, 1}};
+          if (ph(t + 1, k, static_cast<int>(c)) != kAbsent) row.push_back({ph(t + 1, k, static_cast<int>(c)), -1});
           model.add_row(row, -inf, 0);
         }
-    }
-    // FREE after a forward k < t: k ran, i is not carried to t + 1, no later user of i runs in t.
-    for (int k = 0; k < t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      std::vector<NodeId> candidates = h.nodes[k].data_in;
-      candidates.insert(candidates.end(), h.nodes[k].data_out.begin(), h.nodes[k].data_out.end());
-      for (NodeId d : candidates) {
-        milp::Var f = model.add_var(milp::VarType::Binary, 0, 1, 0);
-        frees[t][k].push_back({d, f});
-        std::vector<Term> upper{{f, 1}};
-        append(upper, runs(t, k, -1));
-        model.add_row(upper, -inf, 0);
-        std::vector<Term> cover{{f, 1}};
-        append(cover, runs(t, k, -1));
-        if (s(t + 1, d) != kAbsent) {
-          model.add_row({{f, 1}, {s(t + 1, d), 1}}, -inf, 1);
-          cover.push_back({s(t + 1, d), 1});
-        }
-        for (int j : lv.users[d])
-          if (j > k && j <= t)
-            for (const Term& r : runs(t, j)) {
-              model.add_row({{f, 1}, {r.var, 1}}, -inf, 1);
-              cover.push_back({r.var, 1});
-            }
-        model.add_row(cover, 0, inf);
       }
-    }
-    // Memory while each HCN of the stage runs.
-    milp::Var prev_u = kAbsent;
-    int prev = -1;
-    for (int k = 0; k <= t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      milp::Var u = model.add_var(milp::VarType::Continuous, 0, static_cast<double>(cap), 0);
-      U[t][k] = u;
-      std::vector<Term> row{{u, 1}};
-      double constant = 0;
-      if (prev < 0) {
-        for (const auto& [d, var] : S[t]) row.push_back({var, -static_cast<double>(lv.mem[d])});
-        for (int f = 0; f < t; ++f)
-          for (size_t c = 0; c < PH[t][f].size(); ++c)
-            if (PH[t][f][c] != kAbsent) row.push_back({PH[t][f][c], -static_cast<double>(lv.kept[f][c])});
-        constant += static_cast<double>(lv.grads_at_start[t]);
-      } else {
-        row.push_back({prev_u, -1});
-        for (const Free& fr : frees[t][prev]) row.push_back({fr.var, static_cast<double>(lv.mem[fr.data])});
-      }
-      bool any_overhead = false;
-      for (size_t c = 0; c < R[t][k].size(); ++c) {
-        if (R[t][k][c] == kAbsent) continue;
-        row.push_back({R[t][k][c], -static_cast<double>(lv.out_units[k] + lv.kept[k][c])});
-        any_overhead |= lv.overhead[k][c] > 0;
-      }
-      if (k == t) constant += static_cast<double>(lv.grads_new[t]);
-      model.add_row(row, constant, constant);
-      if (any_overhead) {
-        std::vector<Term> peak{{u, 1}};
-        for (size_t c = 0; c < R[t][k].size(); ++c)
-          if (R[t][k][c] != kAbsent) peak.push_back({R[t][k][c], static_cast<double>(lv.overhead[k][c])});
-        model.add_row(peak, -inf, static_cast<double>(cap));
-      }
-      prev_u = u;
-      prev = k;
     }
   }
 
@@ -411,25 +245,12 @@ struct HilpModel {
       if (best < 0) return {};
       choice[t] = best;
       x[R[t][t][best]] = 1;
-      for (const auto& [d, var] : S[t]) {
-        bool later = false;
-        for (int u : lv.users[d]) later |= u >= t;
-        x[var] = later ? 1 : 0;
-      }
+      keep_all_residency(x, t);
       for (int k = 0; k < t; ++k)
         if (!PH[t][k].empty() && PH[t][k][choice[k]] != kAbsent && h.nodes[k].choices[choice[k]].keeps)
           x[PH[t][k][choice[k]]] = 1;
     }
-    for (int t = 0; t < lv.T; ++t) {
-      double base = static_cast<double>(lv.grads_at_start[t]);
-      for (const auto& [d, var] : S[t]) base += x[var] * static_cast<double>(lv.mem[d]);
-      for (int k = 0; k < t; ++k)
-        for (size_t c = 0; c < PH[t][k].size(); ++c)
-          if (PH[t][k][c] != kAbsent) base += x[PH[t][k][c]] * static_cast<double>(lv.kept[k][c]);
-      for (int k = 0; k < t; ++k)
-        if (U[t][k] != kAbsent) x[U[t][k]] = base;
-      x[U[t][t]] = base + static_cast<double>(lv.grads_new[t] + lv.out_units[t] + lv.kept[t][choice[t]]);
-    }
+    memory_values(x);  // nothing is recomputed or freed: each U holds what is resident, plus its node's
     return x;
   }
 
