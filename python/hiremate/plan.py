@@ -33,6 +33,8 @@ class PlanInfo:
     compute_nodes: int      # in the measured graph
     note: str               # the solver's note (which plan won, what a time limit cut)
     levels: Optional[dict] = None  # the hierarchical planner's per-cluster report (hiremate, hilp)
+    input_shapes: tuple = ()  # the input shapes the plan is for, one tuple per input (HiRemate.plans' keys)
+    planning_seconds: float = 0.0  # wall time to make this plan: trace, capture, profile and solve (or load)
 
     @classmethod
     def from_summary(cls, s):
@@ -51,7 +53,11 @@ class PlanInfo:
             return f"{100.0 * b / self.keep_all_peak:6.1f}%" if self.keep_all_peak else "      -"
         how = "loaded from a plan file" if self.loaded else (
             f"planned in {self.solve_seconds:.1f} s after {self.profile_seconds:.1f} s of profiling")
-        lines = [f"HiRemate plan: solver {self.solver} ({self.status}), {how}; {self.compute_nodes} compute nodes",
+        if self.planning_seconds:
+            how += f" ({self.planning_seconds:.1f} s in all with tracing)"
+        shapes = (" for input shapes " + ", ".join(str(list(s)) for s in self.input_shapes)) if self.input_shapes else ""
+        lines = [f"HiRemate plan{shapes}: solver {self.solver} ({self.status}), {how}; {self.compute_nodes} compute "
+                 "nodes",
                  f"{'activations':<18}{'bytes':>13}{'':>12} {'keep-all':>8}"]
         for name, b in (("keep-all (sim.)", self.keep_all_peak), ("budget", self.budget),
                         ("simulated peak", self.simulated_peak), ("at the loss", self.bytes_at_loss)):

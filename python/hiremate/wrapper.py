@@ -7,7 +7,10 @@ loss.backward(), seeds the output's gradient, runs the rest of the plan and adds
 gradient into its .grad, as AccumulateGrad does. The wrapper shares the model's parameters (it holds
 the model as `.module`), so optimizers built on either see the same tensors. In eval mode or under
 torch.no_grad() it runs the original module."""
+import dataclasses
+import sys
 import threading
+import time
 
 import torch
 from torch.autograd.function import once_differentiable
@@ -15,7 +18,7 @@ from torch.autograd.function import once_differentiable
 from . import errors
 from .errors import BadInputError, HiremateError, InputMismatchError
 from .plan import PlanInfo
-from .progress import phase
+from .progress import phase, status_text, verbosity
 from .tracing import as_inputs, capture, check_model, layout, preserved, split_inputs
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds: SolveOptions' default, as on the command line
@@ -41,6 +44,17 @@ def budget_text(budget):
         return budget.strip()
     raise BadInputError(f"budget must be bytes (int), a fraction (float) or a string like '1.5GiB' or '50%', "
                         f"not {type(budget).__name__}")
+
+
+def shape_signature(inputs):
+    """What forward() plans for once: the inputs' shapes, one tuple per input (positional first, then
+    the keywords in the sample's order)."""
+    return tuple(tuple(t.shape) for t in inputs)
+
+
+def shapes_text(inputs):
+    """(32, 16), (32,) -> "[32, 16], [32]"."""
+    return ", ".join("[" + ", ".join(str(d) for d in t.shape) + "]" for t in inputs)
 
 
 def batch_norms(model):
@@ -137,9 +151,21 @@ class _Runner:
         self.session.backward_half(grad, [p if p.requires_grad else None for p in self.params])
 
 
+class _Planned:
+    """One plan for one input-shape signature: its runner (session and parameters), how the output
+    holds the loss, and what the plan is."""
+
+    def __init__(self, runner, output_kind, plan):
+        self.runner = runner
+        self.output_kind = output_kind
+        self.plan = plan
+        self.param_ptrs = [p.data_ptr() for p in runner.params]  # to detect parameters replaced later
+
+
 class HiRemate(torch.nn.Module):
-    """A module that trains `model` under a memory budget: traced, profiled and planned once here,
-    then every training-mode forward and backward runs the plan.
+    """A module that trains `model` under a memory budget: traced, profiled and planned here for the
+    sample's input shapes (and once more, in forward, for each new input shape), then every
+    training-mode forward and backward runs the plan of its inputs' shapes.
 
     Args:
         model (torch.nn.Module): the model. Its forward takes tensors and returns the loss (a tensor),
@@ -147,7 +173,8 @@ class HiRemate(torch.nn.Module):
             entry (Hugging Face style), or anything ``output_to_loss`` picks a tensor from.
         sample_inputs (Tensor, tuple of Tensors or dict of Tensors): forward's arguments for the trace:
             positional (a tensor or a tuple) or keyword (a dict: ``model(**sample_inputs)``). The plan is
-            specialised to their shapes and dtypes. CPU tensors that do not require grad.
+            specialised to their shapes and dtypes; inputs of other shapes get a plan of their own
+            (``replan_shapes``). CPU tensors that do not require grad.
         budget (int, float or str): activation memory: bytes (``int``), a fraction of the keep-all
             activation peak (``float`` in (0, 1], ``0.5``) or a string as on the command line
             (``"1.5GiB"``, ``"800MB"``, ``"1.5gb"``, ``"50%"``, ``"0.5"``), or ``"min"``: the floor
@@ -163,14 +190,25 @@ class HiRemate(torch.nn.Module):
             forward returns (``lambda out: out[0]`` for a tuple). Default: the output itself when it
             is a tensor, else its ``loss`` entry or attribute.
         profile_runs (int): timed runs per distinct node when profiling (the trimmed mean is kept).
-        verbose (bool): print each phase (tracing, profiling, planning) on stderr as it runs, with
-            the seconds elapsed. Default: ``False``.
+        verbose (bool or int): ``True`` (or ``1``): print each phase (tracing, profiling, planning) on
+            stderr as it starts and ends, the planning time of each input shape, and while a phase runs
+            a status line about once a second (seconds elapsed of the time limit, the planner's phase,
+            the best plan so far and its bound as overheads; one updating line on a terminal, plain
+            lines in a log). ``2``: the phases, and the solvers' own log with CBC's instead of the
+            status line (as ``hiremate solve -vv``). Default: ``False``.
         check_trace (bool): trace forward again on two probe inputs of the sample's shapes and refuse
             the model when it takes another path (Python control flow on tensor values, which a
             trace freezes). Default: ``True``.
         process_group (ProcessGroup, optional): under torch.distributed (initialized before wrapping),
             the group whose ranks must run one plan: its first rank profiles and plans, the others
             receive that plan. Default: the whole world; ignored without torch.distributed.
+        replan_shapes (bool): inputs whose shapes differ from every plan's (a smaller last batch)
+            are traced, profiled and planned once more, with the same budget, solver and time limit,
+            and that plan is cached for the next inputs of those shapes (:attr:`plans`). ``False``:
+            such inputs raise InputMismatchError. A budget in bytes applies to every shape as is; a
+            fraction or percentage is of each shape's own keep-all peak. Under torch.distributed
+            every rank must meet the same shapes in the same order (the planning rank broadcasts each
+            plan). Default: ``True``.
 
     Parameter gradients go through each parameter's own AccumulateGrad, as in plain PyTorch, so
     ``.grad`` accumulation, hooks on parameters and DistributedDataParallel behave as without the
@@ -185,13 +223,17 @@ class HiRemate(torch.nn.Module):
     Raises:
         UntraceableModelError: torch.jit.trace fails, forward's path depends on the input values,
             the trace has TorchScript control flow, or there is no single tensor to train on.
-        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad.
+        BadInputError: a malformed budget or solver, inputs that are not CPU tensors or require grad,
+            a verbose level other than True, False, 0, 1 or 2.
         InfeasibleBudgetError: no plan can fit the budget (a proof: below the floor every schedule needs;
             the message names that floor and the node that sets it).
         NoPlanFoundError: the solver found no plan within its time limit (a larger budget, a longer
             time_limit or another solver may find one).
         BadInputError: (from forward) under torch.autocast.
-        InputMismatchError: (from forward) inputs of other shapes, dtypes or keywords than the sample.
+        InputMismatchError: (from forward) inputs of other dtypes, count or keywords than the sample,
+            or of other shapes with ``replan_shapes=False`` or a plan loaded by :meth:`load_plan`.
+        UntraceableModelError, InfeasibleBudgetError, NoPlanFoundError: (from forward) planning a new
+            input shape, as above.
         HiremateError: backward() out of order; anything else inside hiremate (a bug).
 
     Example::
@@ -203,7 +245,7 @@ class HiRemate(torch.nn.Module):
     """
 
     def __init__(self, model, sample_inputs, budget, solver="hiremate", time_limit=None, *, output_to_loss=None,
-                 profile_runs=5, check_trace=True, verbose=False, process_group=None):
+                 profile_runs=5, check_trace=True, verbose=False, process_group=None, replan_shapes=True):
         super().__init__()
         check_model(model)
         if output_to_loss is not None and not callable(output_to_loss):
@@ -211,33 +253,77 @@ class HiRemate(torch.nn.Module):
                                 f"{type(output_to_loss).__name__}")
         self.module = model
         inputs, self._n_positional, self._keywords = split_inputs(sample_inputs)
-        self._layout = layout(inputs)
+        self._dtypes = [dtype for _, dtype in layout(inputs)]
+        self._verbose = verbosity(verbose)
         plan_file = getattr(_loading, "path", None)  # set by load_plan(), in this thread
+        # What planning another input shape needs again (forward() plans once per shape signature).
+        self._options = dict(budget=budget, solver=solver,
+                             time_limit=float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit),
+                             output_to_loss=output_to_loss, profile_runs=profile_runs, check_trace=check_trace,
+                             process_group=process_group, replan_shapes=bool(replan_shapes) and plan_file is None)
+        self._plans = {}  # input-shape signature -> _Planned, in the order planned
+        self._current = self._plan_for(inputs, plan_file)
+        self._batch_norms = batch_norms(model)
+        self._dummy = torch.empty(0, requires_grad=True)
+
+    def _plan_for(self, inputs, plan_file=None):
+        """Traces, profiles and plans for the shapes of `inputs` (or loads `plan_file`), caches the
+        plan under their shape signature and returns it."""
+        o, verbose, model = self._options, self._verbose, self.module
+        started = time.monotonic()
         with preserved(model):
-            with phase(f"tracing and capturing {type(model).__name__}", enabled=verbose):
-                session, self._output_kind = capture(model, inputs, self._n_positional, self._keywords,
-                                                     output_to_loss, check=check_trace)
+            with phase(f"tracing and capturing {type(model).__name__}", enabled=verbose > 0):
+                session, output_kind = capture(model, inputs, self._n_positional, self._keywords,
+                                               o["output_to_loss"], check=o["check_trace"])
             if plan_file is None:
-                limit = float(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+                budget, solver, limit = o["budget"], o["solver"], o["time_limit"]
 
                 def plan():
-                    with phase("profiling", enabled=verbose):
-                        session.profile(int(profile_runs))
-                    with phase(f"planning with {solver} under {budget}", limit, enabled=verbose):
-                        session.plan(budget_text(budget), str(solver), limit)
+                    with phase("profiling", enabled=verbose > 0):
+                        session.profile(int(o["profile_runs"]))
+                    # verbose=2: the solvers' own log and CBC's instead of the status line.
+                    with phase(f"planning with {solver} under {budget}", limit, enabled=verbose > 0,
+                               status=lambda: status_text(session.progress()), ticker=verbose < 2):
+                        session.plan(budget_text(budget), str(solver), limit, verbose if verbose >= 2 else 0)
                     return session.plan_text()
 
-                text = planned_once(plan, process_group)
+                text = planned_once(plan, o["process_group"])
                 if text is not None:  # planned on another rank: this rank runs the same schedule
                     session.load(text, "the plan of rank 0")
             else:
                 with open(plan_file) as f:
                     session.load(f.read(), str(plan_file))
-        self._runner = _Runner(session, self._match_parameters(session))
-        self._batch_norms = batch_norms(model)
-        self._param_ptrs = [p.data_ptr() for p in self._runner.params]
-        self._dummy = torch.empty(0, requires_grad=True)
-        self.plan = PlanInfo.from_summary(session.summary())
+        runner = _Runner(session, self._match_parameters(session))
+        seconds = time.monotonic() - started
+        info = dataclasses.replace(PlanInfo.from_summary(session.summary()), input_shapes=shape_signature(inputs),
+                                   planning_seconds=seconds)
+        if verbose > 0:
+            print(f"hiremate: planned input shapes {shapes_text(inputs)} in {seconds:.1f} s (trace, profile and "
+                  f"solve; {len(self._plans) + 1} plan(s) cached)", file=sys.stderr, flush=True)
+        planned = _Planned(runner, output_kind, info)
+        self._plans[info.input_shapes] = planned
+        return planned
+
+    @property
+    def plan(self):
+        """:class:`PlanInfo` of the plan of the latest forward's input shapes (the sample's until
+        another shape runs)."""
+        return self._current.plan
+
+    @property
+    def plans(self):
+        """Every cached plan: a dict from the input-shape signature (a tuple of shapes, one per
+        input, as ``PlanInfo.input_shapes``) to its :class:`PlanInfo`, in the order planned.
+        ``planning_seconds`` says how long each took (trace, profile and solve)."""
+        return {k: p.plan for k, p in self._plans.items()}
+
+    @property
+    def _runner(self):
+        return self._current.runner
+
+    @property
+    def _output_kind(self):
+        return self._current.output_kind
 
     @classmethod
     def load_plan(cls, model, sample_inputs, path, *, output_to_loss=None, check_trace=True):
@@ -277,13 +363,47 @@ class HiRemate(torch.nn.Module):
                        check_trace=check_trace).min_budget
 
     def save_plan(self, path):
-        """Writes the plan (the measured graph, the schedule, the summary) to `path` (JSON)."""
+        """Writes the plan of the latest forward's input shapes (:attr:`plan`: the measured graph,
+        the schedule, the summary) to `path` (JSON); :meth:`load_plan` with inputs of those shapes
+        reads it.
+
+        Args:
+            path (str): the file to write.
+
+        Raises:
+            OSError: the file cannot be written.
+        """
         with open(path, "w") as f:
             f.write(self._runner.session.plan_text())
 
     def report(self):
-        """The plan in words and, for the hierarchical planner, a table per level (a string)."""
-        return self.plan.report()
+        """The plan of the latest forward's input shapes in words and, for the hierarchical planner, a
+        table per level (a string); with several cached plans, a line per plan with its planning
+        seconds."""
+        text = self.plan.report()
+        if len(self._plans) > 1:
+            text += "\n" + "\n".join(
+                ["Plans cached by input shapes:"] +
+                [f"  {', '.join(str(list(s)) for s in k)}: {p.plan.planning_seconds:.1f} s to plan, simulated peak "
+                 f"{p.plan.simulated_peak:,} B of {p.plan.budget:,} B" for k, p in self._plans.items()])
+        return text
+
+    def plot_memory(self, path, title=None):
+        """Draws the memory timeline of the plan of the latest forward's input shapes (:attr:`plan`)
+        to ``path`` (PNG, SVG or PDF by its extension) and returns ``path``, as
+        :func:`hiremate.plot_memory`: activation bytes (inputs, parameters and their gradients
+        excluded) resident after each op and while it runs, the budget and the keep-all peak as
+        lines, recomputations marked.
+
+        Args:
+            path (str): the file to write.
+            title (str, optional): the picture's title (default: the solver, budget and peak).
+
+        Raises:
+            BadInputError: matplotlib is not installed (``apt-get install python3-matplotlib``).
+        """
+        from .plot import plot_memory
+        return plot_memory(self, path, title)
 
     @property
     def graph_json(self):
@@ -296,12 +416,15 @@ class HiRemate(torch.nn.Module):
         return self._runner.session.schedule_json()
 
     def forward(self, *inputs, **kwargs):
-        """Runs the plan's forward half (training mode with grad enabled) or the model itself.
+        """Runs the plan's forward half (training mode with grad enabled) or the model itself. Inputs
+        of shapes no plan has yet are planned first (``replan_shapes``), once.
 
         Args: forward's arguments, positional and keyword, as in the sample.
 
         Raises:
-            InputMismatchError: inputs of other shapes, dtypes or keywords than the sample.
+            InputMismatchError: inputs of other dtypes, count or keywords than the sample, or of new
+                shapes where no plan can be made for them (``replan_shapes=False``, a loaded plan).
+            UntraceableModelError, InfeasibleBudgetError, NoPlanFoundError: planning new shapes failed.
             BadInputError: inputs that require grad; the model's parameters replaced after wrapping;
                 a call under torch.autocast.
         """
@@ -317,20 +440,8 @@ class HiRemate(torch.nn.Module):
                 f"{self._n_positional} inputs and the keywords {sorted(self._keywords)} (the sample's): call it as "
                 "with the sample")
         inputs = as_inputs(tuple(inputs) + tuple(kwargs[k] for k in self._keywords), "inputs")
-        got = layout(inputs)
-        if got != self._layout:
-            names = [f"input {k}" for k in range(self._n_positional)] + [f"input {k!r}" for k in self._keywords]
-            diff = [f"{n}: {g[0]} {g[1]} (sample {s[0]} {s[1]})"
-                    for n, g, s in zip(names, got, self._layout) if g != s]
-            hint = ""
-            if all(len(g[0]) == len(s[0]) and g[0][1:] == s[0][1:] and g[1] == s[1] and g[0][:1] < s[0][:1]
-                   for g, s in zip(got, self._layout) if g != s):
-                hint = (" (a smaller last batch? DataLoader(..., drop_last=True) drops it, or run it with "
-                        "the model itself)")
-            raise InputMismatchError("the plan was made for the sample's shapes and dtypes: " + "; ".join(diff) +
-                                     hint + ". Give inputs shaped as the sample, or wrap the model again with a "
-                                     "sample of the new shapes")
-        if [p.data_ptr() for p in self._runner.params] != self._param_ptrs:
+        self._current = self._planned_for(inputs)
+        if [p.data_ptr() for p in self._runner.params] != self._current.param_ptrs:
             raise BadInputError("the model's parameters were replaced after wrapping (model.to(), .half(), or "
                                 "p.data = ...): the plan runs on the old tensors. Wrap the model again")
         grad_params = [p for p in self._runner.params if p.requires_grad]
@@ -340,6 +451,33 @@ class HiRemate(torch.nn.Module):
                 if bn.training and bn.track_running_stats:
                     bn.num_batches_tracked.add_(1)
         return self._output_kind.wrap(out)
+
+    def _planned_for(self, inputs):
+        """The cached plan for the shapes of `inputs`, planned now when they are new (and
+        replan_shapes allows it)."""
+        got = layout(inputs)
+        names = [f"input {k}" for k in range(self._n_positional)] + [f"input {k!r}" for k in self._keywords]
+        if [dtype for _, dtype in got] != self._dtypes:
+            diff = [f"{n}: {g[1]} (sample {d})" for n, g, d in zip(names, got, self._dtypes) if g[1] != d]
+            raise InputMismatchError("the plan was made for the sample's dtypes: " + "; ".join(diff) +
+                                     ". Give inputs of the sample's dtypes, or wrap the model again with such a sample")
+        key = shape_signature(inputs)
+        planned = self._plans.get(key)
+        if planned is not None:
+            return planned
+        if not self._options["replan_shapes"]:
+            sample = self._current.plan.input_shapes
+            diff = [f"{n}: {g} (sample {s})" for n, g, s in zip(names, key, sample) if g != s]
+            hint = ""
+            if all(len(g) == len(s) and g[1:] == s[1:] and g[:1] < s[:1] for g, s in zip(key, sample) if g != s):
+                hint = (" (a smaller last batch? DataLoader(..., drop_last=True) drops it, or run it with "
+                        "the model itself)")
+            why = ("it was loaded from a plan file" if self._current.plan.loaded
+                   else "replan_shapes=False")
+            raise InputMismatchError("the plan was made for the sample's shapes and " + why + ": " + "; ".join(diff) +
+                                     hint + ". Give inputs shaped as the sample, or wrap the model with "
+                                     "HiRemate(..., replan_shapes=True), which plans once per input shape")
+        return self._plan_for(inputs)
 
     def extra_repr(self):
         p = self.plan

@@ -170,7 +170,15 @@ PYBIND11_MODULE(_hiremate, m) {
           },
           py::arg("runs") = 5, py::arg("warmup") = 1, py::call_guard<py::gil_scoped_release>())
       .def("plan", &Session::plan, py::arg("budget"), py::arg("solver"), py::arg("time_limit"),
-           py::call_guard<py::gil_scoped_release>())
+           py::arg("verbose") = 0, py::call_guard<py::gil_scoped_release>())
+      .def("progress",
+           [](const Session& s) {
+             // The planner's phase, its best plan's time so far, its bound and the keep-all time
+             // (None where unknown): read by the status line while plan() runs on another thread.
+             const auto p = s.progress()->snapshot();
+             auto opt = [](const std::optional<double>& v) { return v ? py::object(py::float_(*v)) : py::none(); };
+             return py::make_tuple(p.phase, opt(p.best), opt(p.bound), opt(p.baseline));
+           })
       .def("load", &Session::load, py::arg("text"), py::arg("origin"), py::call_guard<py::gil_scoped_release>())
       .def("plan_text", &Session::plan_text)
       .def("graph_json", [](const Session& s) { return hiremate::graph_to_json(s.graph()); })

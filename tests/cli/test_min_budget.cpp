@@ -45,9 +45,10 @@ TEST(CliMinBudget, InfoGivesItInActivationsAndPercentWithTheNode) {
   auto i = run_json("info " + kMlp, 0);
   const int64_t sources = source_bytes(kMlp);
   ASSERT_GT(sources, 0);  // the example's input: the two conventions differ by it
-  const int64_t min = i["min_budget"], act = i["min_budget_activations"], peak = i["baseline_peak"];
-  EXPECT_EQ(min - act, sources);
-  EXPECT_NEAR(i["min_budget_percent"].get<double>(), 100.0 * double(act) / double(peak - sources), 1e-9);
+  // Activation bytes, as every budget: the sources excluded from the floor and from the peak.
+  const int64_t act = i["min_budget"], peak = i["baseline_peak"];
+  EXPECT_EQ(i["source_bytes"].get<int64_t>(), sources);
+  EXPECT_NEAR(i["min_budget_percent"].get<double>(), 100.0 * double(act) / double(peak), 1e-9);
   EXPECT_GT(i["min_budget_percent"].get<double>(), 0.0);
   EXPECT_LT(i["min_budget_percent"].get<double>(), 100.0);
   const std::string node = i["min_budget_node"];
@@ -56,7 +57,7 @@ TEST(CliMinBudget, InfoGivesItInActivationsAndPercentWithTheNode) {
 
   auto text = run_cli("info " + kMlp);
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_TRUE(has(text.out, "% of the keep-all activation peak (inputs excluded)")) << text.out;
+  EXPECT_TRUE(has(text.out, "% of the keep-all activation peak, inputs excluded")) << text.out;
   EXPECT_TRUE(has(text.out, fmt_percent(i["min_budget_percent"].get<double>()))) << text.out;
   EXPECT_TRUE(has(text.out, "'" + node + "'")) << text.out;
 }

@@ -362,7 +362,8 @@ TEST(MilpSolve, TimeLimitIsWallClock) {
     const Result r = solve(m, o);
     const double wall = wall_seconds(t0);
     ASSERT_TRUE(has_solution(r.status)) << to_string(r.status);
-    EXPECT_LT(wall, o.time_limit + 2) << threads << " threads";
+    // How late a limited search stops is measured, as a ratio, by bench/limits (a load-dependent
+    // number); what does not depend on the load is that the limit is wall time, checked below.
     EXPECT_LE(m.max_violation(r.solution), 1e-6);
     EXPECT_GE(r.bound, r.objective);  // maximizing
     if (r.status == Status::Feasible) {
@@ -371,6 +372,34 @@ TEST(MilpSolve, TimeLimitIsWallClock) {
       EXPECT_GT(wall, 0.95 * o.time_limit) << threads << " threads";
       EXPECT_GT(r.gap, 0);
     }
+  }
+}
+
+// A node limit cuts the search where it cuts on any machine, under any load: a limit, never a
+// verdict (no "infeasible" and no "optimal" from a cut search), and the same answer twice. The
+// deterministic twin of TimeLimitIsWallClock and of the "infeasible after a time limit" fix.
+TEST(MilpSolve, NodeLimitIsALimitAndTheSameEverywhere) {
+  Split s = market_split(40, 5, 3);
+  Options o = exact(600);  // never the limit that binds
+  o.node_limit = 1;
+  const Result none = solve(s.model, o);
+  EXPECT_EQ(none.status, Status::TimeLimitNoSolution) << to_string(none.status);
+  EXPECT_TRUE(none.solution.empty());
+
+  const Model m = hard_knapsack(2000, 5, 42);
+  o.node_limit = 20;
+  std::vector<Result> runs;
+  for (int threads : {1, 1, 2, 2}) {
+    o.threads = threads;
+    runs.push_back(solve(m, o));
+    const Result& r = runs.back();
+    ASSERT_EQ(r.status, Status::Feasible) << to_string(r.status) << " with " << threads << " threads";
+    EXPECT_LE(m.max_violation(r.solution), 1e-6);
+    EXPECT_GT(r.gap, 0);  // cut before the proof
+  }
+  for (size_t k : {1u, 3u}) {  // the same thread count gives the same objective and bound
+    EXPECT_EQ(runs[k].objective, runs[k - 1].objective);
+    EXPECT_EQ(runs[k].bound, runs[k - 1].bound);
   }
 }
 

@@ -100,9 +100,7 @@ class Errors(unittest.TestCase):
             hiremate.HiRemate(MLP(), (x,), 0.5)  # forward takes two
 
     def test_inputs_unlike_the_sample(self):
-        x, y = sample(batch=4)
-        with self.assertRaisesRegex(hiremate.InputMismatchError, r"input 0: \(4, 16\) torch.float32 \(sample \(32, 16\)"):
-            self.wrapped(x, y)
+        # Other shapes get a plan of their own (test_shapes.py); other dtypes and counts are refused.
         x8, y8 = self.inputs
         with self.assertRaisesRegex(hiremate.InputMismatchError, "torch.float64"):
             self.wrapped(x8.double(), y8)
@@ -144,7 +142,7 @@ class InfeasibleOrNoPlanFound(unittest.TestCase):
             path = os.path.join(d, "deep.json")
             graph.save(path)
             info = subprocess.run([CLI, "info", path, "--json"], capture_output=True, text=True, check=True)
-        cls.floor = json.loads(info.stdout)["min_budget"] - graph.input_bytes  # in activation bytes
+        cls.floor = json.loads(info.stdout)["min_budget"]  # activation bytes, as every budget
         assert cls.floor < graph.keep_all_peak, (cls.floor, graph.keep_all_peak)
 
     def test_below_the_floor_every_solver_raises_infeasible(self):

@@ -61,8 +61,9 @@ class ExampleModels(unittest.TestCase):
                 f.write(wrapped.schedule_json)
             sim = cli("simulate", g, s)
         self.assertTrue(sim["valid"])
-        self.assertEqual(sim["peak"], plan.simulated_peak + plan.input_bytes)
-        self.assertEqual(sim["baseline_peak"], plan.keep_all_peak + plan.input_bytes)
+        self.assertEqual(sim["peak"], plan.simulated_peak)  # both in activation bytes, inputs excluded
+        self.assertEqual(sim["baseline_peak"], plan.keep_all_peak)
+        self.assertEqual(sim["source_bytes"], plan.input_bytes)
         self.assertAlmostEqual(sim["time"], plan.simulated_time, delta=1e-9 * plan.simulated_time)
         self.assertAlmostEqual(sim["baseline_time"], plan.keep_all_time, delta=1e-9 * plan.keep_all_time)
         self.assertAlmostEqual(plan.predicted_overhead, plan.simulated_time / plan.keep_all_time - 1, places=12)

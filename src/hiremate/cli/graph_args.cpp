@@ -58,10 +58,11 @@ std::string memory_model(const Graph& g) {
   if (!g.is_training())
     return "Checkmate's fixed-order model: every node computed at least once, first computations in "
            "the graph's order; memory = resident outputs (the output being computed counts) plus "
-           "per-op overhead; sources counted, parameters outside";
-  return "training-graph model (HiRemate's K-graph): memory = resident data, grads and phantoms "
-         "(sources counted) plus per-op overhead while an op runs; parameters and their gradients "
-         "outside the budget";
+           "per-op overhead; sources (none in the public graphs) resident throughout and outside the "
+           "bytes reported, parameters outside";
+  return "training-graph model (HiRemate's K-graph): memory = resident data, grads and phantoms plus "
+         "per-op overhead while an op runs; the sources (the model's inputs) are resident throughout and "
+         "outside the bytes reported and the budget (activation bytes), as parameters and their gradients";
 }
 
 }  // namespace hiremate::cli

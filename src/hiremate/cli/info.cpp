@@ -14,7 +14,8 @@ namespace hiremate::cli {
 
 Runner add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe a graph: nodes, edges, kinds, baseline peak and time, "
-                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it");
+                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it "
+                                         "(bytes of activations: the sources excluded; % of the keep-all activation peak)");
   auto args = std::make_shared<GraphArgs>();
   auto json = std::make_shared<bool>(false);
   args->add_to(*cmd);
@@ -35,8 +36,13 @@ Runner add_info(CLI::App& app) {
       sources += d.source;
     }
     const MinBudget mb = min_budget_details(g);
+    // Activation bytes (solvers/min_budget.h): the sources excluded, percentages of the keep-all
+    // activation peak. A graph without sources (the public benchmark graphs) reads as its baseline
+    // peak: their published budgets, ceil(p x peak(order)), come out unchanged.
+    const int64_t source_bytes = g.source_bytes();
+    const int64_t keep_all = b.peak - source_bytes;
     nlohmann::ordered_json budgets;
-    for (int p : {90, 80, 70}) budgets[std::to_string(p)] = ceil_fraction(b.peak, p, 2);
+    for (int p : {90, 80, 70}) budgets[std::to_string(p)] = parse_activation_budget(std::to_string(p) + "%", g);
     if (*json) {
       nlohmann::ordered_json out;
       out["graph"] = g.name;
@@ -46,14 +52,15 @@ Runner add_info(CLI::App& app) {
       out["edges"] = g.num_edges();
       out["data_nodes"] = g.data.size();
       out["sources"] = sources;
+      out["source_bytes"] = source_bytes;
+      out["units"] = std::string("activation bytes: the sources (inputs) excluded; budgets ") + kActivationConvention;
       out["kinds"] = kinds;
-      out["baseline_peak"] = b.peak;
+      out["baseline_peak"] = keep_all;  // the keep-all activation peak
       out["baseline_time"] = b.time;
       out["sum_time"] = sum_time;
       out["time_unit"] = g.time_unit;
       out["budgets"] = budgets;
-      out["min_budget"] = mb.bytes;  // below it no schedule exists (solve exits 3)
-      out["min_budget_activations"] = mb.activations();  // the same, inputs (sources) excluded
+      out["min_budget"] = mb.activations();  // below it no schedule exists (solve exits 3)
       out["min_budget_percent"] = min_budget_percent(g, mb);  // of the keep-all activation peak
       out["min_budget_node"] = g.compute[mb.node].name;
       out["min_budget_why"] = mb.why(g);
@@ -65,17 +72,18 @@ Runner add_info(CLI::App& app) {
     for (const auto& [k, n] : kinds) kind_list += fmt::format("{}{} {}", kind_list.empty() ? "" : ", ", n, k);
     fmt::print("graph          {} ({})\n", g.name, args->path);
     fmt::print("type           {}\n", g.is_training() ? "training graph" : "generic DAG");
-    fmt::print("compute nodes  {}\nedges          {}\ndata nodes     {} ({} sources)\nkinds          {}\n",
-               g.compute.size(), g.num_edges(), g.data.size(), sources, kind_list);
-    fmt::print("baseline peak  {} bytes ({})\nbaseline time  {} {}\n", group_digits(b.peak), format_bytes(b.peak),
+    fmt::print("compute nodes  {}\nedges          {}\ndata nodes     {} ({} sources, {} B)\nkinds          {}\n",
+               g.compute.size(), g.num_edges(), g.data.size(), sources, group_digits(source_bytes), kind_list);
+    fmt::print("bytes          of activations: the sources (inputs) excluded; budgets {}\n", kActivationConvention);
+    fmt::print("baseline peak  {} bytes ({}) of activations, the keep-all peak{}\nbaseline time  {} {}\n",
+               group_digits(keep_all), format_bytes(keep_all),
+               source_bytes > 0 ? fmt::format(" ({} bytes with the sources)", group_digits(b.peak)) : "",
                format_quantity(b.time), g.time_unit);
     for (int p : {90, 80, 70})
       fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
-    fmt::print("min budget     {} bytes (below it no schedule exists; --budget min plans there)\n"
-               "               {} B of activations: {:.1f} % of the keep-all activation peak (inputs excluded)\n"
-               "               set by {}, plus the sources' {} B\n",
-               group_digits(mb.bytes), group_digits(mb.activations()), min_budget_percent(g, mb), mb.why(g),
-               group_digits(mb.sources));
+    fmt::print("min budget     {} bytes: {:.1f} % {} (below it no schedule exists; --budget min plans there)\n"
+               "               set by {}\n",
+               group_digits(mb.activations()), min_budget_percent(g, mb), kActivationConvention, mb.why(g));
     fmt::print("memory model   {}\n", memory_model(g));
     return 0;
   };

@@ -44,17 +44,21 @@ Runner add_profile(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (!torchbridge::available()) torchbridge::profile_model(a->model, a->inputs);  // throws, saying why
     // On a terminal one updating line; in a log file plain lines, at most about one a second.
-    a->opt.progress = [tty = isatty(STDERR_FILENO) != 0, last = std::chrono::steady_clock::time_point()](
-                          size_t done, size_t total, const std::string& ops) mutable {
+    // The phase (signatures measured of all) with the seconds elapsed; no time limit applies.
+    a->opt.progress = [tty = isatty(STDERR_FILENO) != 0, start = std::chrono::steady_clock::now(),
+                       last = std::chrono::steady_clock::time_point()](size_t done, size_t total,
+                                                                       const std::string& ops) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      const std::string line = fmt::format("profiling: {}/{} signatures ({}), {:.0f} s elapsed", done, total,
+                                           ops.substr(0, 40), std::chrono::duration<double>(now - start).count());
       if (tty) {
-        std::cerr << fmt::format("\rprofiling: {}/{} signatures ({})\033[K", done, total, ops.substr(0, 40));
+        std::cerr << "\r" << line << "\033[K";
         if (done == total) std::cerr << "\n";
         return;
       }
-      const auto now = std::chrono::steady_clock::now();
       if (done != total && now - last < std::chrono::seconds(1)) return;
       last = now;
-      std::cerr << fmt::format("profiling: {}/{} signatures ({})\n", done, total, ops.substr(0, 40));
+      std::cerr << line << "\n";
     };
     auto pm = torchbridge::profile_model(a->model, a->inputs, a->opt);
     const Graph& g = pm.graph;

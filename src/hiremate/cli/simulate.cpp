@@ -15,6 +15,7 @@
 #include "hiremate/common/units.h"
 #include "hiremate/schedule/schedule_json.h"
 #include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
@@ -46,7 +47,7 @@ ax.axhline(baseline, color="gray", linestyle=":", label=f"keep-all peak ({baseli
 if budget > 0:
     ax.axhline(budget, color="tab:red", linestyle="--", label=f"budget ({budget:,} B)")
 ax.set_xlabel("op of the schedule")
-ax.set_ylabel("resident bytes")
+ax.set_ylabel("activation bytes (inputs excluded)")
 ax.set_title(title)
 ax.legend(loc="upper right", fontsize=8)
 fig.tight_layout()
@@ -59,7 +60,8 @@ std::string quoted(const std::string& s) {
   return q + "'";
 }
 
-void plot_timeline(const Schedule& s, const SimResult& r, int64_t budget, int64_t baseline,
+// Bytes drawn in activations: the sources (`sources` bytes) excluded, as every budget.
+void plot_timeline(const Schedule& s, const SimResult& r, int64_t budget, int64_t baseline, int64_t sources,
                    const std::string& title, const std::string& png) {
   char csv_path[] = "/tmp/hiremate-timeline-XXXXXX";
   const int fd = mkstemp(csv_path);
@@ -72,7 +74,8 @@ void plot_timeline(const Schedule& s, const SimResult& r, int64_t budget, int64_
     for (size_t i = 0; i < r.timeline.size(); ++i) {
       const Op& op = s.ops[i];
       const bool again = op.kind == Op::Kind::Compute && !computed.insert(op.node).second;
-      csv << i << "," << r.timeline[i].during << "," << r.timeline[i].after << "," << (again ? 1 : 0) << "\n";
+      csv << i << "," << r.timeline[i].during - sources << "," << r.timeline[i].after - sources << ","
+          << (again ? 1 : 0) << "\n";
     }
   }
 
@@ -105,31 +108,38 @@ Runner add_simulate(CLI::App& app) {
   cmd->add_option("schedule", *schedule_path, "schedule file (hiremate-schedule JSON, see docs/graph-format.md)")
       ->required();
   cmd->add_flag("--json", *json, "print JSON on stdout");
-  cmd->add_option("--timeline", *timeline_path, "write the memory timeline as CSV (op,what,during,after)");
+  cmd->add_option("--timeline", *timeline_path,
+                  "write the memory timeline as CSV (op,what,during,after: activation bytes, the sources excluded)");
   auto plot_path = std::make_shared<std::string>();
   auto budget_text = std::make_shared<std::string>();
   cmd->add_option("--plot", *plot_path,
                   "draw the memory timeline as a PNG: resident bytes per op, the keep-all peak, the --budget line, "
                   "recomputations marked (needs /usr/bin/python3 with matplotlib)");
-  cmd->add_option("--budget", *budget_text, "with --plot: the budget line to draw (as solve --budget: 80%, 1.5GiB)");
+  cmd->add_option("--budget", *budget_text,
+                  "with --plot: the budget line to draw (as solve --budget: activation bytes, 80% of the keep-all "
+                  "activation peak, 1.5GiB)");
   return [=]() {
     if (!cmd->parsed()) return -1;
     Graph g = args->load();
     Schedule s = load_schedule(g, *schedule_path);
     SimResult r = simulate(g, s);
     Baseline b = baseline(g);
+    // Activation bytes, as every budget (solvers/min_budget.h): the sources excluded.
+    const int64_t sources = g.source_bytes();
+    const int64_t keep_all = b.peak - sources;
     if (!timeline_path->empty()) {
       std::ofstream out(*timeline_path);
       if (!out) throw BadInput("cannot write the timeline to '" + *timeline_path + "'");
       out << "op,what,during,after\n";
       for (size_t i = 0; i < r.timeline.size(); ++i)
-        out << i << ",\"" << describe(g, s.ops[i]) << "\"," << r.timeline[i].during << "," << r.timeline[i].after << "\n";
+        out << i << ",\"" << describe(g, s.ops[i]) << "\"," << r.timeline[i].during - sources << ","
+            << r.timeline[i].after - sources << "\n";
     }
     if (!plot_path->empty()) {
-      const int64_t budget = budget_text->empty() ? 0 : parse_budget(*budget_text, b.peak);
-      plot_timeline(s, r, budget, b.peak,
-                    fmt::format("{}: {} ops, {} recomputations, peak {} B", g.name, s.ops.size(), r.recomputations,
-                                group_digits(r.peak)),
+      const int64_t budget = budget_text->empty() ? 0 : parse_activation_budget(*budget_text, g);
+      plot_timeline(s, r, budget, keep_all, sources,
+                    fmt::format("{}: {} ops, {} recomputations, peak {} B of activations (inputs excluded)", g.name,
+                                s.ops.size(), r.recomputations, group_digits(r.peak - sources)),
                     *plot_path);
       std::cerr << fmt::format("memory timeline drawn in {}\n", *plot_path);
     }
@@ -143,12 +153,14 @@ Runner add_simulate(CLI::App& app) {
         out["reason"] = r.reason;
       }
       out["ops"] = s.ops.size();
-      out["peak"] = r.peak;
+      out["units"] = "activation bytes: the sources (inputs) excluded";
+      out["source_bytes"] = sources;
+      out["peak"] = r.peak - sources;
       out["peak_op"] = r.peak_op;
       out["time"] = r.time;
       out["recomputations"] = r.recomputations;
-      out["bytes_at_loss"] = r.bytes_at_loss;
-      out["baseline_peak"] = b.peak;
+      out["bytes_at_loss"] = r.bytes_at_loss - sources;
+      out["baseline_peak"] = keep_all;
       out["baseline_time"] = b.time;
       out["overhead_percent"] = overhead;
       out["memory_model"] = memory_model(g);
@@ -159,13 +171,14 @@ Runner add_simulate(CLI::App& app) {
       else
         fmt::print("INVALID at op {} ({}): {}\n", r.invalid_op,
                    r.invalid_op < s.ops.size() ? describe(g, s.ops[r.invalid_op]) : "end of schedule", r.reason);
-      fmt::print("peak           {} bytes ({}) at op {} ({}){}\n", group_digits(r.peak), format_bytes(r.peak), r.peak_op,
+      fmt::print("peak           {} bytes ({}) of activations, inputs excluded, at op {} ({}){}\n",
+                 group_digits(r.peak - sources), format_bytes(r.peak - sources), r.peak_op,
                  r.peak_op < s.ops.size() ? describe(g, s.ops[r.peak_op]) : "-",
                  r.valid ? "" : ", over the valid prefix");
       fmt::print("time           {} {} (baseline {}, overhead {:.2f} %)\n", format_quantity(r.time), g.time_unit,
                  format_quantity(b.time), overhead);
-      fmt::print("baseline peak  {} bytes; this schedule uses {:.1f} % of it\n", group_digits(b.peak),
-                 b.peak > 0 ? 100.0 * r.peak / b.peak : 0.0);
+      fmt::print("baseline peak  {} bytes of activations; this schedule uses {:.1f} % {}\n", group_digits(keep_all),
+                 keep_all > 0 ? 100.0 * (r.peak - sources) / keep_all : 0.0, kActivationConvention);
     }
     if (!r.valid) {
       std::cerr << fmt::format("hiremate: error: invalid schedule '{}': op {}: {}\n", *schedule_path, r.invalid_op,

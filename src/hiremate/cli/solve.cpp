@@ -42,8 +42,9 @@ Runner add_solve(CLI::App& app) {
                   "memory budget: bytes (41688), a size with a unit (1.5GiB, 800MB, 1.5gb: units are "
                   "case-insensitive), or a fraction of the baseline peak (0.8) or a percentage (80%); a bare "
                   "integer is bytes (--budget 50 warns: 50% was probably meant); 'min': the floor below which no schedule exists "
-                  "(see `hiremate info`). Bytes and the baseline peak count the graph's sources (a profiled model's "
-                  "inputs; train and Python exclude them): the output gives the budget in activations too")
+                  "(see `hiremate info`). Activation bytes, as everywhere in hiremate: the graph's sources (a profiled "
+                  "model's inputs) excluded, and a fraction or percentage is of the keep-all activation peak; a graph "
+                  "without sources (the public benchmark graphs) counts every byte")
       ->required();
   cmd->add_option("-s,--solver", a->solver, solver_help());
   cmd->add_option("--time-limit", a->options.time_limit, "wall-clock seconds for the solve (default: 60)")
@@ -51,9 +52,11 @@ Runner add_solve(CLI::App& app) {
   cmd->add_option("--threads", a->options.threads, "solver threads (default: 2)")->check(CLI::Range(1, 256));
   cmd->add_option("--save-budget", a->save_budget,
                   "training graphs: the most bytes held at the loss (what the forward half hands the backward "
-                  "half); same syntax as --budget");
+                  "half); same syntax and units as --budget");
   cmd->add_option("--schedule-out", a->schedule_out, "write the schedule (hiremate-schedule JSON) to this file");
-  cmd->add_flag("-v,--verbose", a->options.verbose, "show the solver's progress on stderr");
+  cmd->add_flag("-v,--verbose", a->options.verbose,
+                "-v: the solvers' and the planner's own log on stderr (per-level report, phases) instead of the "
+                "status line; -vv: also CBC's log");
   cmd->add_flag("--json", a->json, "print JSON on stdout");
   cmd->add_option("--cbc-parameter", a->cbc_parameters,
                   "for experiments: a CBC parameter name=value for checkmate's MILP (repeatable)")
@@ -70,9 +73,17 @@ Runner add_solve(CLI::App& app) {
     warn_if_bare_percentage("--budget", a->budget);
     Graph g = a->graph.load();
     Baseline b = baseline(g);
+    // Every number below is in activation bytes (DESIGN §3, solvers/min_budget.h): the sources
+    // excluded; the solvers and the simulator count them (`budget`, the plan's peaks).
     const int64_t sources = g.source_bytes();
-    int64_t budget = a->budget == "min" ? min_budget(g) : parse_budget(a->budget, b.peak);
-    if (!a->save_budget.empty()) a->options.save_budget = parse_budget(a->save_budget, b.peak);
+    const int64_t keep_all = b.peak - sources;
+    const int64_t activations = parse_activation_budget(a->budget, g);
+    const int64_t budget = activations + sources;
+    if (!a->save_budget.empty()) a->options.save_budget = parse_activation_budget(a->save_budget, g) + sources;
+    auto percent = [&](int64_t act) { return keep_all > 0 ? 100.0 * double(act) / double(keep_all) : 0.0; };
+    auto act_json = [&](std::optional<int64_t> graph_bytes) {
+      return graph_bytes ? nlohmann::ordered_json(*graph_bytes - sources) : nlohmann::ordered_json();
+    };
     for (const auto& p : a->cbc_parameters) {
       const size_t eq = p.find('=');
       if (eq == std::string::npos || eq == 0)
@@ -86,7 +97,10 @@ Runner add_solve(CLI::App& app) {
     auto solver = make_solver(a->solver);
     Plan plan = [&] {
       // -v has the solver's own log on stderr: no status line between its lines.
-      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose);
+      a->options.progress = std::make_shared<Progress>();
+      a->options.progress->baseline(b.time);
+      Ticker ticker(fmt::format("hiremate: solving with {}", a->solver), a->options.time_limit, !a->options.verbose,
+                    a->options.progress);
       return solve_checked(*solver, g, budget, a->options);
     }();
     bool ok = plan.has_schedule;
@@ -100,63 +114,67 @@ Runner add_solve(CLI::App& app) {
       out["solver"] = plan.solver;
       out["status"] = to_string(plan.status);
       out["valid"] = ok && plan.sim.valid;
-      out["budget"] = budget;  // the graph's bytes: the sources counted
-      out["budget_activations"] = budget - sources;  // train's and Python's units: the sources excluded
+      // Activation bytes (the sources excluded), as the budget was given; add source_bytes for the graph's.
+      out["units"] = std::string("activation bytes: the graph's sources (inputs) excluded; percentages ") +
+                     kActivationConvention;
+      out["budget"] = activations;
+      out["budget_percent"] = percent(activations);
       out["source_bytes"] = sources;
-      out["peak"] = ok ? nlohmann::ordered_json(plan.sim.peak) : nlohmann::ordered_json();
+      out["peak"] = act_json(ok ? std::optional<int64_t>(plan.sim.peak) : std::nullopt);
       out["time"] = ok ? nlohmann::ordered_json(plan.sim.time) : nlohmann::ordered_json();
-      out["baseline_peak"] = b.peak;
+      out["baseline_peak"] = keep_all;  // the keep-all activation peak
       out["baseline_time"] = b.time;
       out["overhead_percent"] = ok ? nlohmann::ordered_json(overhead) : nlohmann::ordered_json();
       out["bound"] = plan.bound ? nlohmann::ordered_json(*plan.bound) : nlohmann::ordered_json();
       out["gap"] = gap ? nlohmann::ordered_json(*gap) : nlohmann::ordered_json();
       out["solve_seconds"] = plan.solve_seconds;
       out["recomputations"] = ok ? plan.sim.recomputations : 0;
-      out["bytes_at_loss"] = ok ? nlohmann::ordered_json(plan.sim.bytes_at_loss) : nlohmann::ordered_json();
-      if (a->options.save_budget) out["save_budget"] = *a->options.save_budget;
-      out["lowest_peak"] = plan.lowest_peak ? nlohmann::ordered_json(*plan.lowest_peak) : nlohmann::ordered_json();
+      out["bytes_at_loss"] = act_json(ok ? std::optional<int64_t>(plan.sim.bytes_at_loss) : std::nullopt);
+      if (a->options.save_budget) out["save_budget"] = *a->options.save_budget - sources;
+      out["lowest_peak"] = act_json(plan.lowest_peak);
       out["note"] = plan.note;
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";
     } else {
       fmt::print("solver         {} ({})\n", plan.solver, to_string(plan.status));
-      fmt::print("budget         {} bytes ({}, {:.1f} % of the baseline peak {} bytes{})\n", group_digits(budget),
-                 format_bytes(budget), b.peak > 0 ? 100.0 * budget / b.peak : 0.0, group_digits(b.peak),
-                 sources > 0 ? ", both with the sources" : "");
-      // `train` and Python count activations only (the inputs excluded): the same budget in their units.
+      fmt::print("budget         {} bytes of activations ({}, {:.1f} % of the keep-all activation peak {} bytes, "
+                 "inputs excluded)\n",
+                 group_digits(activations), format_bytes(activations), percent(activations), group_digits(keep_all));
       if (sources > 0)
-        fmt::print("               {} B of activations: {:.1f} % of the keep-all activation peak {} B (the sources' "
-                   "{} B excluded, as train and Python count)\n",
-                   group_digits(budget - sources), b.peak > sources ? 100.0 * (budget - sources) / (b.peak - sources) : 0.0,
-                   group_digits(b.peak - sources), group_digits(sources));
+        fmt::print("               the inputs' {} B come on top: the graph holds at most {} bytes\n",
+                   group_digits(sources), group_digits(budget));
       if (ok) {
-        fmt::print("peak           {} bytes ({:.1f} % of the baseline peak), simulated: valid\n",
-                   group_digits(plan.sim.peak), b.peak > 0 ? 100.0 * plan.sim.peak / b.peak : 0.0);
+        fmt::print("peak           {} bytes of activations ({:.1f} % {}), simulated: valid\n",
+                   group_digits(plan.sim.peak - sources), percent(plan.sim.peak - sources), kActivationConvention);
         fmt::print("time           {} {} (baseline {}, overhead {:.2f} %), {} recomputations\n",
                    format_quantity(plan.sim.time), g.time_unit, format_quantity(b.time), overhead,
                    plan.sim.recomputations);
         if (plan.bound)
           fmt::print("bound          {} (gap {:.2f} %)\n", format_quantity(*plan.bound), gap ? *gap * 100 : 0.0);
       }
-      if (!plan.note.empty()) fmt::print("note           {}\n", tidy_numbers(plan.note));
+      // The solvers' notes count the graph's bytes: the inputs included.
+      if (!plan.note.empty())
+        fmt::print("note           {}{}\n",
+                   sources > 0 && plan.note.find("byte") != std::string::npos ? "(the solver's bytes, with the inputs) " : "",
+                   tidy_numbers(plan.note));
       fmt::print("solve time     {}\n", format_seconds(plan.solve_seconds));
     }
     // Exit 3 only on a proof that no schedule fits (the floor, an exact solver's proof for this
     // graph); a solver that gave up, or ran out of time, says "no plan found" with exit 4.
     if (plan.status == PlanStatus::Infeasible) {
-      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes exists (solver '{}'){}{}\n",
-                               group_digits(budget), plan.solver, plan.note.empty() ? "" : ": ",
+      std::cerr << fmt::format("hiremate: infeasible: no plan within {} bytes of activations (inputs excluded) exists "
+                               "(solver '{}'){}{}\n", group_digits(activations), plan.solver, plan.note.empty() ? "" : ": ",
                                tidy_numbers(plan.note));
       return 3;
     }
     if (!ok) {
-      std::string lowest = plan.lowest_peak ? fmt::format("; the lowest peak it reached is {} bytes ({:.1f} % of the "
-                                                          "baseline peak)", group_digits(*plan.lowest_peak),
-                                                          b.peak > 0 ? 100.0 * *plan.lowest_peak / b.peak : 0.0)
+      std::string lowest = plan.lowest_peak ? fmt::format("; the lowest peak it reached is {} bytes of activations "
+                                                          "({:.1f} % {})", group_digits(*plan.lowest_peak - sources),
+                                                          percent(*plan.lowest_peak - sources), kActivationConvention)
                                             : "";
-      std::cerr << fmt::format("hiremate: no plan found: solver '{}' ({}) found none within {} bytes, which is not a "
+      std::cerr << fmt::format("hiremate: no plan found: solver '{}' ({}) found none within {}, which is not a "
                                "proof that none exists{}{}{}; another --solver{}, or a larger --budget, may find one\n",
-                               plan.solver, to_string(plan.status), group_digits(budget), plan.note.empty() ? "" : ": ",
+                               plan.solver, to_string(plan.status), group_digits(activations) + " bytes of activations", plan.note.empty() ? "" : ": ",
                                tidy_numbers(plan.note),
                                lowest, plan.status == PlanStatus::TimedOut ? ", a longer --time-limit" : "");
       return 4;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
+#include "hiremate/cli/progress.h"
 #include "hiremate/common/units.h"
 #include "hiremate/torch/train.h"
 
@@ -44,7 +45,13 @@ Runner add_train(CLI::App& app) {
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;
     warn_if_bare_percentage("--budget", a->opt.budget);
-    auto r = torchbridge::train_model(a->model, a->inputs, a->opt);
+    a->opt.progress = std::make_shared<Progress>();
+    auto r = [&] {
+      // Profiling, planning (the solver's phases, best plan so far and bound) and the steps.
+      Ticker ticker(fmt::format("hiremate: training {} (the solver's limit: {} s)", a->model, a->opt.time_limit), 0,
+                    true, a->opt.progress);
+      return torchbridge::train_model(a->model, a->inputs, a->opt);
+    }();
     // Step times: the median over the steps after the first (which warms the operator caches up),
     // robust to the preemptions of a shared machine.
     size_t from = r.steps.size() > 1 ? 1 : 0;
@@ -75,7 +82,9 @@ Runner add_train(CLI::App& app) {
                                   {"simulated_time", r.simulated_time}, {"keep_all_time", r.keep_all_time},
                                   {"recomputations", r.recomputations}, {"max_grad_diff", diff},
                                   {"profile_seconds", r.profile_seconds}, {"solve_seconds", r.solve_seconds},
-                                  {"grads_identical", identical}};
+                                  {"grads_identical", identical},
+                                  {"units", "activation bytes: inputs, parameters and their gradients excluded; "
+                                            "budgets of the keep-all activation peak"}};
       for (const auto& s : r.steps)
         j["steps"].push_back({{"loss", s.loss}, {"plain_loss", s.plain_loss}, {"time", s.time},
                               {"plain_time", s.plain_time}, {"cpu_time", s.cpu_time}, {"plain_cpu_time", s.plain_cpu_time},
@@ -93,6 +102,8 @@ Runner add_train(CLI::App& app) {
                pct(r.simulated_peak));
     fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "measured peak", group_digits(peak), format_bytes(peak), pct(peak));
     fmt::print("{:<17} {:>13} {:>10} {:>6.1f}%\n", "plain PyTorch", group_digits(plain_peak), format_bytes(plain_peak), pct(plain_peak));
+    fmt::print("                  (activation bytes: inputs, parameters and their gradients excluded; % of the keep-all "
+               "activation peak)\n");
     fmt::print("step time         {:.4g} ms, plain PyTorch {:.4g} ms ({:+.1f} %); simulated {:.4g} ms, keep-all {:.4g} ms\n",
                time * 1e3, plain_time * 1e3, plain_time > 0 ? 100 * (time - plain_time) / plain_time : 0.0,
                r.simulated_time * 1e3, r.keep_all_time * 1e3);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <optional>
 
+#include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -51,6 +52,7 @@ void set_parameters(Cbc_Model* m, const Options& o, double objective_scale) {
   }
   // "threads 1" would still run CBC's threaded code with one worker, so 1 leaves it unset (serial).
   // CBC encodes modes in the hundreds (100 + n: repeatable), so n stops at 99.
+  if (o.node_limit > 0) Cbc_setParameter(m, "maxNodes", std::to_string(o.node_limit).c_str());
   const int n = std::min(o.threads, 99);
   if (n > 1) Cbc_setParameter(m, "threads", std::to_string(o.deterministic ? 100 + n : n).c_str());
   Cbc_setParameter(m, "ratioGap", fmt::format("{}", o.relative_gap).c_str());
@@ -89,6 +91,10 @@ void run(Cbc_Model* m) {
 // (secondary status 7); a time limit gives status 1 and Cbc_isSecondsLimitReached. Whether a
 // solution exists is Cbc_bestSolution != nullptr: without one, Cbc_getObjValue reads 1e50 or
 // DBL_MAX rather than anything recognisable.
+// The fraction of the time limit past which CBC's "infeasible" is taken for a cut search (see
+// solve_here): a proof found that late is reported as the limit; no true verdict turns false.
+constexpr double kInfeasibleAtTheLimit = 0.9;
+
 Status classify(Cbc_Model* m) {
   const bool solution = Cbc_bestSolution(m) != nullptr;
   if (Cbc_isContinuousUnbounded(m)) return Status::Unbounded;
@@ -96,7 +102,9 @@ Status classify(Cbc_Model* m) {
   // The time limit before the infeasibility flag: a search cut short (in preprocessing, seen in
   // the benchmark at 4 s on transformer-3 and unet-4-4 at 70 %) can leave the flag set although
   // other solvers' plans fit. "Infeasible" must be a proof.
-  if (Cbc_isSecondsLimitReached(m)) return solution ? Status::Feasible : Status::TimeLimitNoSolution;
+  // A node limit is a limit as well (CBC's secondary status 3), never a verdict.
+  if (Cbc_isSecondsLimitReached(m) || Cbc_isNodeLimitReached(m))
+    return solution ? Status::Feasible : Status::TimeLimitNoSolution;
   if (Cbc_isProvenInfeasible(m)) return Status::Infeasible;
   return Status::Error;  // abandoned (numerical trouble) or a state CBC does not document
 }
@@ -119,6 +127,17 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
   Result r;
   r.status = classify(m);
   r.nodes = Cbc_getNodeCount(m);
+  // CBC 2.10.8 can end a search cut by its time limit as finished with an infeasible relaxation
+  // (status 0, secondary status 1, no time-limit flag): seen on a 101-node U-Net at 70 % with a
+  // 1.8 s limit, whose root LP CBC had itself solved (a plan exists, found with 30 s). So a verdict
+  // "infeasible" that comes at the limit is no proof: it is reported as the limit, without a bound.
+  bool cut_verdict = false;
+  if (r.status == Status::Infeasible && options.time_limit < kInf &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >=
+          kInfeasibleAtTheLimit * options.time_limit) {
+    r.status = Status::TimeLimitNoSolution;
+    cut_verdict = true;
+  }
   // A start that satisfies every row refutes "infeasible" (start_refutes.h): then the start is the
   // result, as a time-limited search's, with no bound.
   std::vector<double> start_x;
@@ -140,7 +159,7 @@ Result solve_here(const Model& model, const Options& options, bool preprocess) {
     r.gap = sense * (r.objective - r.bound) / std::max(std::abs(r.objective), 1e-9);
   } else if (r.status == Status::TimeLimitNoSolution) {
     r.objective = sense * kInf;
-    const double bound = Cbc_getBestPossibleObjValue(m);
+    const double bound = cut_verdict ? 1e50 : Cbc_getBestPossibleObjValue(m);
     r.bound = std::abs(bound) < 1e49 ? bound * unscale : -sense * kInf;  // CBC's "none" is about 1e50
   } else if (r.status == Status::Infeasible) {
     r.objective = r.bound = sense * kInf;
@@ -192,6 +211,16 @@ bool read_all(int fd, void* data, size_t n,
   return true;
 }
 
+// CBC's LP code calls the BLAS that Debian links it with, OpenBLAS's OpenMP build where torch is
+// installed. On the tiny LPs of an H-ILP its threads spin-wait more than they work: 47 % of a
+// 6 s planner run on a 101-node chain went to libgomp, and the levels took 4.0 s instead of 1.6 s.
+// The search has threads of its own (Options::threads), so the child's BLAS runs on one thread.
+// Looked up at run time: another BLAS, or none, is left alone.
+void serial_blas() {
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+}
+
 // The child's message: a tag (0 result, 1 failure), then the Result's fields or the failure text.
 std::optional<Result> solve_in_child(const Model& model, const Options& options, bool preprocess,
                                      std::string& failure) {
@@ -202,6 +231,7 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   if (pid < 0) throw SolverFailure("cannot fork a process for the MILP search");
   if (pid == 0) {
     close(fds[0]);
+    serial_blas();
     int tag = 0;
     try {
       Result r = solve_here(model, options, preprocess);

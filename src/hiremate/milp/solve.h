@@ -23,6 +23,10 @@ struct Options {
   // default counts CPU seconds summed over threads). kInf for none. CBC checks the limit between
   // steps, so a huge root LP can overrun it.
   double time_limit = 60;
+  // Branch-and-bound nodes (CBC "maxNodes"); 0 for none. With threads == 1 (or a deterministic
+  // multi-thread run) a node limit cuts the search at the same place on any machine, unlike
+  // time_limit: what tests use to get the same bound under any load.
+  int64_t node_limit = 0;
   // Search threads. 1 runs CBC's serial code; n > 1 runs n threads (at most 99) in CBC's
   // repeatable mode (its "threads 100+n") unless `deterministic` is false.
   int threads = 1;
@@ -46,7 +50,7 @@ enum class Status {
   Optimal,              // search finished: the solution is within relative_gap/absolute_gap of the bound
   Feasible,             // stopped by the time limit with a solution (gap says how good it is)
   Infeasible,           // proven: no solution satisfies the rows, bounds and integrality
-  TimeLimitNoSolution,  // stopped by the time limit before any solution was found
+  TimeLimitNoSolution,  // stopped by the time or node limit before any solution was found
   Unbounded,            // the LP relaxation is unbounded (so the MILP is unbounded or infeasible)
   Error,                // CBC stopped without a verdict (e.g. numerical trouble); nothing to trust
 };

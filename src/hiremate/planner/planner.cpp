@@ -339,6 +339,10 @@ struct Planner {
     // a plan outside that model may beat it, then it is no bound for that plan and is dropped).
     std::optional<double> lower;
     const auto loss_bound = loss_point_bound(g, budget);
+    if (opt.progress) {
+      opt.progress->phase("top: keep-all, Rotor, TW-Remat");
+      if (loss_bound) opt.progress->bound(loss_bound->time);
+    }
     std::vector<std::string> notes;
     std::optional<std::string> proof;  // the flat MILP's proof that nothing fits, where it gave one
     auto offer = [&](Schedule s, const std::string& who, std::optional<double> bound) {
@@ -358,6 +362,7 @@ struct Planner {
       }
       if (bound) lower = std::max(lower.value_or(*bound), *bound);
       if (best.has_schedule && r.time >= best_time) return;
+      if (opt.progress) opt.progress->best(r.time);
       best.has_schedule = true;
       best.status = PlanStatus::Feasible;
       best.schedule = std::move(s);
@@ -417,6 +422,7 @@ struct Planner {
         notes.push_back(who + ": not solved, no time left");
         continue;
       }
+      if (opt.progress) opt.progress->phase("top: " + who);
       hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget));
       hierarchy::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
@@ -495,6 +501,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   // of 4,991 nodes, 0.11 % against 13.26 % when it had only a tenth of the top's time); on small
   // graphs it takes milliseconds.
   if (popt.twremat_at_top) {
+    if (opt.progress) opt.progress->phase("TW-Remat on the whole graph");
     SolveOptions o = opt;
     o.time_limit = std::max(0.05, 0.4 * opt.time_limit);
     p.twremat_plan = TwRematSolver().solve(g, budget, o);
@@ -530,6 +537,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     SolveOptions o = opt;
     o.threads = 1;
     o.verbose = false;
+    o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
     o.time_limit = std::max(0.05, p.left());
     p.flat_alone = std::async(std::launch::async, [&g, budget, o] { return CheckmateSolver().solve(g, budget, o); });
     p.threads = opt.threads - 1;
@@ -537,6 +545,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   const int workers = p.threads;
   p.hilp_threads = workers > 1 ? 1 : p.threads;
   size_t remaining = height.size();
+  if (opt.progress) opt.progress->phase(fmt::format("levels: menus of {} clusters", height.size()));
   for (const auto& [h, reps] : by_height) {
     std::atomic<size_t> next{0};
     std::exception_ptr failure;
@@ -629,6 +638,7 @@ Plan HierarchicalSolver::solve(const Graph& g, int64_t budget, const SolveOption
       const auto t0 = Clock::now();
       SolveOptions o = opt;
       o.time_limit = kDagRematShare * opt.time_limit;
+      if (opt.progress) opt.progress->phase("dagremat");
       Plan d = DagRematSolver().solve(g, budget, o);
       if (d.status == PlanStatus::Optimal || d.status == PlanStatus::Infeasible) return d;
       // CBC's end and the final checks overrun a little: the margin.

@@ -57,6 +57,10 @@ Plan solve_checked(const Solver& solver, const Graph& g, int64_t budget, const S
                                         plan.sim.invalid_op, plan.sim.reason));
   HM_ASSERT(plan.sim.peak <= budget, fmt::format("solver {} produced a plan over budget ({} > {} bytes)",
                                                  solver.name(), plan.sim.peak, budget));
+  if (opt.progress) {
+    opt.progress->best(plan.sim.time);
+    if (plan.bound) opt.progress->bound(*plan.bound);
+  }
   HM_ASSERT(!opt.save_budget || plan.sim.bytes_at_loss <= *opt.save_budget,
             fmt::format("solver {} produced a plan over the save budget ({} > {} bytes)", solver.name(),
                         plan.sim.bytes_at_loss, opt.save_budget.value_or(0)));

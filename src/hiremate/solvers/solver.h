@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "hiremate/common/progress.h"
 #include "hiremate/graph/graph.h"
 #include "hiremate/schedule/schedule.h"
 #include "hiremate/schedule/simulate.h"
@@ -29,7 +30,13 @@ struct SolveOptions {
   double time_limit = 60;  // wall-clock seconds for the whole solve
   int threads = 2;
   uint64_t seed = 0;
-  bool verbose = false;    // progress on stderr
+  // Log on stderr: 0 none; 1 the solvers' and the planner's own lines (`hiremate solve -v`); 2 also
+  // CBC's log (`-vv`).
+  int verbose = 0;
+  // Where set, the planner and the solvers report their phase, the fastest plan so far and their
+  // bound to it (common/progress.h), for a status line; copies of these options share it. Solves
+  // of parts of the graph (clusters) do not report (their times are not the graph's).
+  std::shared_ptr<Progress> progress;
   // Training graphs: the most bytes resident right after the loss (what the forward half hands the
   // backward half, SimResult::bytes_at_loss). None: only the peak budget applies.
   std::optional<int64_t> save_budget;

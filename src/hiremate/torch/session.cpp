@@ -87,7 +87,7 @@ const ProfiledModel& Session::profiled() const {
   return *profiled_;
 }
 
-void Session::plan(const std::string& budget, const std::string& solver_name, double time_limit) {
+void Session::plan(const std::string& budget, const std::string& solver_name, double time_limit, int verbose) {
   if (!profiled_) throw Error("internal: plan() before profile()");
   const int64_t inputs = graph_.source_bytes();
   Baseline keep_all = baseline(graph_);
@@ -98,6 +98,9 @@ void Session::plan(const std::string& budget, const std::string& solver_name, do
   auto solver = make_solver(solver_name);
   SolveOptions so;
   so.time_limit = time_limit;
+  so.verbose = verbose;
+  so.progress = progress_;
+  progress_->baseline(keep_all.time);
   Plan plan;
   if (auto* h = dynamic_cast<const planner::HierarchicalSolver*>(solver.get())) {
     ReportingPlanner reporting(*h, &summary_.levels);

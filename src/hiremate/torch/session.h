@@ -50,8 +50,12 @@ class Session {
   const ProfiledModel& profiled() const;
 
   // Plans under `budget` (parse_activation_budget: "min", or parse_budget of the keep-all activation peak) with `solver`, checks the
-  // plan with the simulator, and makes the executor. Throws Infeasible when no plan fits.
-  void plan(const std::string& budget, const std::string& solver, double time_limit);
+  // plan with the simulator, and makes the executor. Throws Infeasible when no plan fits. `verbose`
+  // is SolveOptions::verbose (1: the solvers' own log on stderr, 2: also CBC's); the phase, the best
+  // plan so far and the bound go to progress() as it runs.
+  void plan(const std::string& budget, const std::string& solver, double time_limit, int verbose = 0);
+  // What plan() is doing, for a status line (another thread may read it while plan() runs).
+  const std::shared_ptr<Progress>& progress() const { return progress_; }
   // Reads a plan file's text instead (origin names it in messages). Throws BadInput for another
   // model's plan, a damaged file or a schedule the simulator refuses.
   void load(const std::string& text, const std::string& origin);
@@ -83,6 +87,7 @@ class Session {
   PlanSummary summary_;
   std::string fingerprint_;
   std::unique_ptr<Executor> executor_;
+  std::shared_ptr<Progress> progress_ = std::make_shared<Progress>();
 };
 
 }  // namespace hiremate::torchbridge

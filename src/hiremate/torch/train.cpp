@@ -118,10 +118,16 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   for (const auto& b : module.named_buffers(/*recurse=*/true))
     if (b.value.defined()) buffers.emplace_back(b.value, b.value.clone());
   const double started = clock_seconds(false);
+  if (opt.progress) opt.progress->phase("capturing the model");
   auto cap = capture(module, inputs, model_path);
   TrainReport r;
   r.model = model_path;
-  ProfiledModel pm = profile_capture(*cap, base_name(model_path), opt.profile);
+  ProfileOptions po = opt.profile;
+  if (opt.progress && !po.progress)
+    po.progress = [p = opt.progress](size_t done, size_t total, const std::string&) {
+      p->phase("profiling: " + std::to_string(done) + "/" + std::to_string(total) + " signatures");
+    };
+  ProfiledModel pm = profile_capture(*cap, base_name(model_path), po);
   r.profile_seconds = clock_seconds(false) - started;  // capture and profile
   {
     torch::NoGradGuard no_grad;
@@ -138,6 +144,11 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   auto solver = make_solver(opt.solver);
   SolveOptions so;
   so.time_limit = opt.time_limit;
+  so.progress = opt.progress;
+  if (opt.progress) {
+    opt.progress->baseline(keep_all.time);
+    opt.progress->phase("planning with " + opt.solver);
+  }
   Plan plan = solve_checked(*solver, g, r.budget + g.source_bytes(), so);
   r.solver = opt.solver;
   r.status = to_string(plan.status);
@@ -155,6 +166,9 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   if (opt.compare) plain = std::make_unique<PlainTrainer>(model_path, inputs, device);
 
   for (int k = 0; k < opt.steps; ++k) {
+    if (opt.progress)
+      opt.progress->phase("training: step " + std::to_string(k + 1) + " of " + std::to_string(opt.steps) +
+                          (plain ? ", beside plain PyTorch" : ""));
     StepReport s;
     auto run_executor = [&] {
       at::manual_seed(opt.seed + static_cast<uint64_t>(k));

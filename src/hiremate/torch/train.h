@@ -3,9 +3,11 @@
 // Torch-free, like profile.h: the CLI reaches it through the plugin.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "hiremate/common/progress.h"
 #include "hiremate/torch/profile.h"
 
 namespace hiremate::torchbridge {
@@ -23,6 +25,9 @@ struct TrainOptions {
   // after it (stderr; `hiremate train --trace`), and take the step's peak from that trace.
   bool trace = false;
   ProfileOptions profile;
+  // Where set: the phase (capturing, profiling k/n signatures, planning and the solver's own phases,
+  // training step k), the best plan so far and the bound, for a status line (`hiremate train`).
+  std::shared_ptr<Progress> progress;
 };
 
 struct StepReport {

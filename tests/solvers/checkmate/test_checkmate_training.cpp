@@ -203,3 +203,19 @@ TEST(CheckmateTraining, OtherSolversPlansAreExactMipStarts) {
     }
   EXPECT_GT(expressed, 10);
 }
+
+// "Infeasible" is a proof, never a search the time limit cut: CBC 2.10.8 ended a 1.8 s search on this
+// 101-node U-Net at 70 % as finished with an infeasible relaxation (no time-limit flag; hiremate said
+// "proven infeasible" at --time-limit 4), although a plan exists (TW-Remat's and CBC's own with 30 s).
+TEST(CheckmateTraining, ACutSearchIsNeverAProofOfInfeasibility) {
+  generate::UNetParams p;
+  p.convs_per_level = 4;
+  const Graph g = generate::unet(p);
+  const int64_t budget = (baseline(g).peak * 70 + 99) / 100;  // `--budget 70%`, rounded up
+  for (double limit : {3.5, 4.0, 4.5}) {
+    SolveOptions o;
+    o.time_limit = limit;
+    const Plan plan = solve_checked(CheckmateSolver(), g, budget, o);
+    EXPECT_NE(plan.status, PlanStatus::Infeasible) << limit << " s: " << plan.note;
+  }
+}

@@ -67,6 +67,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
                                  const Schedule* start_plan) const {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  if (opt.progress) opt.progress->phase("checkmate: building the MILP");
   Plan plan;
   // Budgets below it are refused by solve_checked; the proof's note below names it.
   const int64_t floor_budget = min_budget(g);
@@ -103,7 +104,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
   // Optimal means optimal: with integer times any gap below 1 proves it, otherwise a 1e-9 gap.
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
-  mo.log = opt.verbose;
+  mo.log = opt.verbose >= 2;  // CBC's own log at -vv only
   // A CBC that ignores its limit (it checks it only between steps) is killed at 5 % past the
   // caller's limit at the latest, less a margin for decoding and simulating: the grace of a solve
   // of `seconds` that starts now.
@@ -199,6 +200,7 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
     ro.cbc_parameters.push_back({"zeroHalfCuts", "off"});
     const double lazy_seconds = std::max(0.1, kRelaxationShare * mo.time_limit);
     ro.grace_seconds = grace(lazy_seconds);
+    if (opt.progress) opt.progress->phase("checkmate: lazy relaxation");
     checkmate::LazyOutcome lo = m.lazy(lazy_seconds, ro, opt.verbose);
     mo.time_limit = std::max(0.1, mo.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     if (lo.infeasible) return infeasible();
@@ -232,6 +234,10 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
     return relaxation_bound && b && time - *b <= (integral ? 0.999 : 1e-9 * std::abs(time));
   };
   mo.grace_seconds = grace(mo.time_limit);
+  if (opt.progress) {
+    opt.progress->phase(fmt::format("checkmate: CBC on {} variables", m.model.num_vars()));
+    if (other_plan) opt.progress->best(other_plan->second);
+  }
   milp::Result res = milp::solve(m.model, mo);
   if (m.fallback) {
     // Anytime: when CBC found nothing (or crashed, or did worse), the checked heuristic plan stands.
