@@ -6,12 +6,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "hiremate/cli/commands.h"
 #include "hiremate/common/error.h"
+#include "hiremate/torch/profile.h"
 
 namespace {
 
@@ -106,8 +108,10 @@ int main(int argc, char** argv) {
                "hiremate"};
   app.set_version_flag("--version", "hiremate 0.1.0");
   app.require_subcommand(1);
+  // Where an installation keeps the torch plugin (a path, like LD_LIBRARY_PATH, not a tuning knob).
+  if (const char* plugin = std::getenv("HIREMATE_TORCH_PLUGIN")) hiremate::torchbridge::set_plugin_path(plugin);
   app.footer("'hiremate help COMMAND' or 'hiremate COMMAND --help' describes a command. Exit codes: 0 ok, 2 bad "
-             "input, 3 infeasible budget, 1 internal error; with --json, errors are JSON on stdout too.");
+             "input, 3 infeasible budget (proven), 4 no plan found (not a proof), 1 internal error; with --json, errors are JSON on stdout too.");
   std::vector<hiremate::cli::Runner> runners{hiremate::cli::add_info(app), hiremate::cli::add_simulate(app),
                                              hiremate::cli::add_solve(app), hiremate::cli::add_partition(app),
                                              hiremate::cli::add_generate(app), hiremate::cli::add_profile(app),

@@ -60,7 +60,8 @@ struct Node {
   bool group() const { return !children.empty(); }
 };
 
-struct Option {
+// A candidate group of top-level nodes to merge (the partitioner's option; not hierarchy::Option).
+struct GroupOption {
   std::vector<int> members;  // current top-level nodes, sorted
   bool chain = false;        // a sequence of protected nodes as enumerated: kept beyond the bound
   bool alive = true;
@@ -114,7 +115,7 @@ class Run {
                           const std::vector<std::vector<int>>& pred);
   uint64_t group_shape(const std::vector<int>& children);
   uint64_t shape_of(const std::vector<int>& members);
-  bool first(const Option& o);
+  bool first(const GroupOption& o);
   void push(int id);
   void kill(int id, bool merged);
   void rewrite(int id, int merged_into);
@@ -142,7 +143,7 @@ class Run {
   std::vector<int> deg_in_, deg_out_;
   int bad_ = 0, sources_ = 0;
   // Options.
-  std::vector<Option> options_;
+  std::vector<GroupOption> options_;
   std::vector<std::vector<int>> options_of_;
   std::priority_queue<HeapEntry, std::vector<HeapEntry>, HeapLess> heap_;
   std::map<std::vector<int>, int> alive_sets_;  // members -> the alive option with them
@@ -381,21 +382,21 @@ uint64_t Run::shape_of(const std::vector<int>& members) {
 
 // Whether the option ranks first: repeats_first and another option of the round, alive or merged,
 // has its shape.
-bool Run::first(const Option& o) {
+bool Run::first(const GroupOption& o) {
   if (!cfg_.repeats_first) return false;
   auto it = shape_count_.find(o.shape);
   return it != shape_count_.end() && it->second >= 2;
 }
 
 void Run::push(int id) {
-  Option& o = options_[id];
+  GroupOption& o = options_[id];
   ++o.version;
   heap_.push({first(o), value(o.members), id, o.version});
 }
 
 // An option leaves the pool; a merged one still counts as a copy of its shape.
 void Run::kill(int id, bool merged) {
-  Option& o = options_[id];
+  GroupOption& o = options_[id];
   if (!o.alive) return;
   o.alive = false;
   alive_sets_.erase(o.members);
@@ -405,7 +406,7 @@ void Run::kill(int id, bool merged) {
 // An option that shared a member with the group just merged: the member becomes the group. It dies
 // when fewer than two members remain, when it no longer fits, or when it duplicates another option.
 void Run::rewrite(int id, int merged_into) {
-  Option& o = options_[id];
+  GroupOption& o = options_[id];
   alive_sets_.erase(o.members);
   std::vector<int> now;
   for (int m : o.members) now.push_back(find(m));
@@ -528,7 +529,7 @@ void Run::enumerate_options() {
   shape_count_.clear();
   shape_options_.clear();
   for (size_t id = 0; id < options_.size(); ++id) {
-    Option& o = options_[id];
+    GroupOption& o = options_[id];
     o.shape = shape_of(o.members);
     ++shape_count_[o.shape];
     shape_options_[o.shape].push_back(static_cast<int>(id));
@@ -650,7 +651,7 @@ void Run::greedy() {
   while (!top_ok() && !heap_.empty()) {
     HeapEntry e = heap_.top();
     heap_.pop();
-    Option& picked = options_[e.id];
+    GroupOption& picked = options_[e.id];
     if (!picked.alive || picked.version != e.version) continue;
     if (first(picked) != e.first) {  // its shape lost its copies since it was pushed
       push(e.id);

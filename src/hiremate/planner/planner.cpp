@@ -18,12 +18,12 @@
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/checkmate/model_size.h"
-#include "hiremate/solvers/hilp/cluster_graph.h"
-#include "hiremate/solvers/hilp/hgraph.h"
-#include "hiremate/solvers/hilp/hilp_model.h"
-#include "hiremate/solvers/hilp/menu.h"
-#include "hiremate/solvers/hilp/option.h"
-#include "hiremate/solvers/rotor/rotor.h"
+#include "hiremate/hierarchy/cluster_problem.h"
+#include "hiremate/hierarchy/hgraph.h"
+#include "hiremate/hierarchy/hilp_model.h"
+#include "hiremate/hierarchy/menu.h"
+#include "hiremate/hierarchy/option.h"
+#include "hiremate/hierarchy/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate::planner {
@@ -33,15 +33,15 @@ namespace {
 constexpr size_t kRotorAtTopMaxBlocks = 300;
 constexpr double kHilpVariablesPerSecond = 1e6;
 
-using hilp::FastForward;
-using hilp::Option;
+using hierarchy::FastForward;
+using hierarchy::Option;
 using Clock = Deadline::Clock;
 
 // Seconds since t0, for the report (the limits are Deadlines).
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // A representative's options and fast forward, in the ids of the graph being planned.
-struct Menu {
+struct HostMenu {
   std::vector<Option> options;
   FastForward ff;
 };
@@ -52,7 +52,7 @@ std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size
   std::vector<Option> fit;
   for (const Option& o : menu)
     if (o.mem <= budget) fit.push_back(o);
-  return hilp::select_options(std::move(fit), quota);
+  return hierarchy::select_options(std::move(fit), quota);
 }
 
 // Peak-grid positions 1..n in an order that covers the range early (bisection order: n/2, n/4,
@@ -83,7 +83,7 @@ struct Planner {
   partition::ClusterTree tree;
   PlannerReport rep;
   std::optional<Plan> twremat_plan;  // TW-Remat on the whole graph, solved before the levels
-  std::unordered_map<int, Menu> menus;  // representative -> menu in g's ids
+  std::unordered_map<int, HostMenu> menus;  // representative -> menu in g's ids
   // Representatives of one height are solved by parallel workers: menus and the report are shared.
   mutable std::mutex mu;
   int hilp_threads = 1;                  // CBC threads per H-ILP solve
@@ -111,45 +111,45 @@ struct Planner {
   // What is left of the limit, less the margin.
   double left() const { return planned.left(); }
 
-  Menu menu_of(int c) const {
+  HostMenu menu_of(int c) const {
     int r = tree.representative_of(c);
-    Menu m;
+    HostMenu m;
     {
       std::lock_guard<std::mutex> lock(mu);
       m = menus.at(r);
     }
     if (r == c) return m;
     partition::Translator tr(tree, r, c);
-    Menu out;
+    HostMenu out;
     auto fc = [&](NodeId x) { return tr.compute(x); };
     auto fd = [&](NodeId x) { return tr.data(x); };
-    for (const Option& o : m.options) out.options.push_back(hilp::remap(o, fc, fd));
-    out.ff = hilp::remap(m.ff, fc);
+    for (const Option& o : m.options) out.options.push_back(hierarchy::remap(o, fc, fd));
+    out.ff = hierarchy::remap(m.ff, fc);
     return out;
   }
 
   // The parts of a partitioning, in the host's ids (fc, fd map g's ids there), each
   // sub-cluster offering the options that fit `budget` within its quota.
-  std::vector<hilp::HPart> parts(const partition::Partitioning& p, const hilp::IdMap& fc,
-                                 const hilp::IdMap& fd, int64_t budget) const {
+  std::vector<hierarchy::HPart> parts(const partition::Partitioning& p, const hierarchy::IdMap& fc,
+                                 const hierarchy::IdMap& fd, int64_t budget) const {
     size_t sub_units = 0;
     for (const auto& part : p.parts)
       if (!part.leaf()) sub_units += tree.cluster(part.cluster).size();
-    std::vector<hilp::HPart> out;
+    std::vector<hierarchy::HPart> out;
     for (const auto& part : p.parts) {
-      hilp::HPart hp;
+      hierarchy::HPart hp;
       if (part.leaf()) {
         hp.unit = fc(part.node);
       } else {
         const auto& sc = tree.cluster(part.cluster);
-        Menu m = menu_of(part.cluster);
-        size_t quota = hilp::option_quota(sc.size(), sub_units, static_cast<size_t>(popt.total_options));
+        HostMenu m = menu_of(part.cluster);
+        size_t quota = hierarchy::option_quota(sc.size(), sub_units, static_cast<size_t>(popt.total_options));
         hp.name = fmt::format("cluster {} ({} units)", part.cluster, sc.size());
-        for (const Option& o : select(m.options, budget, quota)) hp.options.push_back(hilp::remap(o, fc, fd));
+        for (const Option& o : select(m.options, budget, quota)) hp.options.push_back(hierarchy::remap(o, fc, fd));
         if (hp.options.empty())  // nothing fits: the leanest one, for the ILP to refuse
-          hp.options.push_back(hilp::remap(m.options.back(), fc, fd));
-        hp.ff = hilp::remap(m.ff, fc);
-        hp.interface = hilp::remap(sc.interface, fd);
+          hp.options.push_back(hierarchy::remap(m.options.back(), fc, fd));
+        hp.ff = hierarchy::remap(m.ff, fc);
+        hp.interface = hierarchy::remap(sc.interface, fd);
       }
       out.push_back(std::move(hp));
     }
@@ -166,7 +166,7 @@ struct Planner {
     return {flat};
   }
 
-  hilp::HilpResult run(const hilp::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
+  hierarchy::HilpResult run(const hierarchy::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
                        ClusterReport& cr) {
     // A model that would take longer to build than the solve may last is not built
     // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
@@ -174,7 +174,7 @@ struct Planner {
     const double estimate = estimated_build_seconds(hg);
     const double variables = estimate * kHilpVariablesPerSecond;
     if (estimate > limit || variables > static_cast<double>(checkmate::kMaxVariables)) {
-      hilp::HilpResult skipped;
+      hierarchy::HilpResult skipped;
       skipped.status = PlanStatus::TimedOut;
       skipped.note = variables > static_cast<double>(checkmate::kMaxVariables)
                          ? fmt::format("not built: its model would have about {:.0f} thousand variables, over the cap "
@@ -188,14 +188,14 @@ struct Planner {
       ++cr.timed_out;
       return skipped;
     }
-    hilp::HilpOptions ho;
+    hierarchy::HilpOptions ho;
     ho.time_limit = limit;
     ho.threads = hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
     ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - run_deadline.elapsed() - limit);
-    hilp::HilpResult r = hilp::solve_hilp(hg, budget, ho);
+    hierarchy::HilpResult r = hierarchy::solve_hilp(hg, budget, ho);
     {
       std::lock_guard<std::mutex> lock(mu);
       ++rep.hilp_solves;
@@ -213,7 +213,7 @@ struct Planner {
   // The H-ILP's model is built before CBC's limit starts and is not cut by it: about one variable per
   // (stage, choice of an HCN) pair (R[t,k,c] for earlier k, with S, FREE and U alongside; estimated
   // 21,018 where the model had 19,264, 2,790 for 2,348).
-  static double estimated_build_seconds(const hilp::HGraph& hg) {
+  static double estimated_build_seconds(const hierarchy::HGraph& hg) {
     double choices = 0;
     for (const auto& n : hg.nodes) choices += static_cast<double>(n.choices.size());
     return static_cast<double>(hg.nodes.size()) * choices / kHilpVariablesPerSecond;
@@ -226,7 +226,7 @@ struct Planner {
   // and lower-memory ways to run it than recompute_all (which holds the whole cluster's forward in
   // its backward), so that the parent's H-ILP can reach the budgets a flat TW-Remat reaches.
   template <class Left>
-  void add_twremat_options(const hilp::ClusterGraph& cg, int64_t lb, int64_t ub, const Left& budget_left,
+  void add_twremat_options(const hierarchy::ClusterProblem& cg, int64_t lb, int64_t ub, const Left& budget_left,
                            std::vector<Option>& opts) const {
     for (int i = 1; i <= popt.peak_points; ++i) {
       const double limit = std::min(popt.cheap_solver_time_limit, budget_left() / 4);
@@ -236,7 +236,7 @@ struct Planner {
       o.threads = 1;
       const int64_t peak = grid_peak(lb, ub, i);
       Plan tp = TwRematSolver().solve(cg.graph, peak, o);
-      if (tp.has_schedule) opts.push_back(hilp::make_option(cg, tp.schedule, "twremat", peak));
+      if (tp.has_schedule) opts.push_back(hierarchy::make_option(cg, tp.schedule, "twremat", peak));
     }
   }
 
@@ -245,12 +245,12 @@ struct Planner {
     const auto t0 = Clock::now();
     const Deadline deadline = levels.within(share);
     const auto& cl = tree.cluster(c);
-    hilp::ClusterGraph cg = hilp::extract(g, cl);
+    hierarchy::ClusterProblem cg = hierarchy::extract(g, cl);
     ClusterReport cr;
     cr.cluster = c;
     cr.units = cl.size();
     cr.level = cl.level;
-    std::vector<Option> opts{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+    std::vector<Option> opts{hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
     const int64_t ub = opts[0].peak;
     const int64_t lb = std::min(ub, min_budget(cg.graph));
     int64_t iface = cg.graph.source_bytes();
@@ -263,22 +263,22 @@ struct Planner {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = grid_peak(lb, ub, i);
-        hilp::HGraph hg = hilp::build_hgraph(cg.graph, parts(p, fc, fd, peak));
+        hierarchy::HGraph hg = hierarchy::build_hgraph(cg.graph, parts(p, fc, fd, peak));
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
         std::optional<int64_t> save;
         for (int j = 0; j < popt.max_saves; ++j) {
           double limit = std::min(popt.level_time_limit, budget_left());
           if (limit <= 0.2 || (save && *save < iface)) break;
-          hilp::HilpResult r = run(hg, peak, save, limit, cr);
+          hierarchy::HilpResult r = run(hg, peak, save, limit, cr);
           if (!r.has_schedule) break;
-          opts.push_back(hilp::make_option(cg, r.schedule, "hilp", peak));
+          opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
           save = r.sim.bytes_at_loss - step;
         }
       }
     }
-    Menu m;
-    m.options = hilp::prune_options(std::move(opts));
-    m.ff = hilp::fast_forward(cg);
+    HostMenu m;
+    m.options = hierarchy::prune_options(std::move(opts));
+    m.ff = hierarchy::fast_forward(cg);
     cr.options = static_cast<int>(m.options.size());
     cr.seconds = since(t0);
     if (opt.verbose)
@@ -293,8 +293,8 @@ struct Planner {
 
   // A chain block's options for Rotor at the top: the baselines, and the menu of the tree's cluster
   // with the block's units where the levels solved one (in g's ids, as make_chain expects).
-  std::vector<Option> block_menu(const hilp::ClusterGraph& cg) const {
-    std::vector<Option> out{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+  std::vector<Option> block_menu(const hierarchy::ClusterProblem& cg) const {
+    std::vector<Option> out{hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
     std::vector<NodeId> units;
     for (size_t i = 0; i < cg.graph.compute.size(); ++i)
       if (cg.graph.compute[i].kind == ComputeKind::Forward) units.push_back(cg.compute_to_parent[i]);
@@ -360,8 +360,8 @@ struct Planner {
   // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
   // transformer: 30.6 s for 12 s), so it is skipped there.
   void offer_rotor(Race& race, int64_t budget, const Deadline& top) {
-    if (!popt.rotor_at_top || rotor::RotorSolver().unsupported(g)) return;
-    auto blocks = rotor::chain_clusters(g, nullptr);
+    if (!popt.rotor_at_top || RotorSolver().unsupported(g)) return;
+    auto blocks = hierarchy::chain_clusters(g, nullptr);
     if (blocks && blocks->size() > kRotorAtTopMaxBlocks) {
       race.notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
                                        kRotorAtTopMaxBlocks));
@@ -371,15 +371,15 @@ struct Planner {
     SolveOptions ro = opt;
     ro.deadline.reset();
     ro.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
-    Plan rp = rotor::RotorSolver().solve(g, budget, ro);
+    Plan rp = RotorSolver().solve(g, budget, ro);
     if (rp.has_schedule) offer(race, budget, std::move(rp.schedule), "rotor", std::nullopt);
     // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
     // (Rotor above alone knows the baselines; rockmate builds such menus again).
     SolveOptions o = opt;
     o.deadline.reset();
     o.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
-    auto menus_chain = rotor::make_chain(g, [&](const hilp::ClusterGraph& cg) { return block_menu(cg); });
-    Plan mp = rotor::solve_chain(g, menus_chain, budget, o);
+    auto menus_chain = hierarchy::make_chain(g, [&](const hierarchy::ClusterProblem& cg) { return block_menu(cg); });
+    Plan mp = hierarchy::solve_chain(g, menus_chain, budget, o);
     if (mp.has_schedule) offer(race, budget, std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
   }
 
@@ -414,8 +414,8 @@ struct Planner {
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
-      hilp::HGraph hg = hilp::build_hgraph(g, parts(p, id, id, budget));
-      hilp::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
+      hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget));
+      hierarchy::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
       ++rep.top_solves;
       if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
       else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));

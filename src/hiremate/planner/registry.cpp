@@ -7,7 +7,7 @@
 #include "hiremate/planner/portfolio.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/dagremat/dagremat.h"
-#include "hiremate/solvers/rotor/rotor.h"
+#include "hiremate/hierarchy/rotor.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate {
@@ -23,8 +23,8 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "checkmate") return std::make_unique<planner::CheckmatePortfolio>();
   if (name == "dagremat") return std::make_unique<DagRematSolver>();
   if (name == "twremat") return std::make_unique<TwRematSolver>();
-  if (name == "rotor") return std::make_unique<rotor::RotorSolver>();
-  if (name == "rockmate") return std::make_unique<rotor::RockmateSolver>(std::make_shared<planner::CheckmatePortfolio>());
+  if (name == "rotor") return std::make_unique<RotorSolver>();
+  if (name == "rockmate") return std::make_unique<RockmateSolver>(std::make_shared<planner::CheckmatePortfolio>());
   if (name == "hilp") {
     planner::PlannerOptions p;
     p.twremat_at_top = false;

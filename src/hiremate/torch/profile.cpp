@@ -21,6 +21,7 @@
 namespace hiremate::torchbridge {
 
 bool available() { return true; }
+void set_plugin_path(const std::string&) {}  // linked in directly: no plugin to find
 
 torch::jit::Module load_module(const std::string& path) {
   try {

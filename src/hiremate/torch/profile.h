@@ -18,6 +18,9 @@ namespace hiremate::torchbridge {
 
 // False when hiremate was built without LibTorch (then every function below throws BadInput).
 bool available();
+// The CLI's torch plugin: where to look first (`$HIREMATE_TORCH_PLUGIN`, read by the CLI), before
+// next to the executable and where it was built. Ignored in a build without LibTorch.
+void set_plugin_path(const std::string& path);
 
 struct ProfileOptions {
   int runs = 5;        // timed runs per node; the mean drops the fastest and the slowest

@@ -13,6 +13,7 @@ namespace {
 }  // namespace
 
 bool available() { return false; }
+void set_plugin_path(const std::string&) {}
 ProfiledModel profile_model(const std::string&, const std::string&, const ProfileOptions&) { unavailable(); }
 Reference measure_reference(const std::string&, const std::string&, const ProfileOptions&) { unavailable(); }
 TrainReport train_model(const std::string&, const std::string&, const TrainOptions&) { unavailable(); }

@@ -15,19 +15,22 @@
 #include "hiremate/solvers/checkmate/checkmate.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
 #include "hiremate/solvers/greedy_evict.h"
+#include "hiremate/stage_milp/stage_vars.h"
 
 namespace hiremate::checkmate {
 
 namespace {
 
-constexpr milp::Var kAbsent = -1;  // a variable fixed to 0 by pre-fixing, never created
+using stage_milp::kAbsent;  // here also a variable fixed to 0 by pre-fixing
+// FREE[t,(i,k)]: the stage MILPs' record, `data` being node i's position in graph.order here.
+using stage_milp::Free;
 
 // Positions (in graph.order) and per-position data of a generic DAG, sizes in units of `unit`.
-struct Dag : FixedOrderDag {
+struct CheckmateDag : FixedOrderDag {
   std::vector<int> last_desc;  // the largest position among descendants-or-self
   int64_t unit = 1;
 
-  explicit Dag(const Graph& g) : FixedOrderDag(g) {
+  explicit CheckmateDag(const Graph& g) : FixedOrderDag(g) {
     int64_t gcd = 0;
     for (int p = 0; p < n; ++p) gcd = std::gcd(gcd, std::gcd(mem[p], overhead[p]));
     unit = gcd > 0 ? gcd : 1;
@@ -43,13 +46,8 @@ struct Dag : FixedOrderDag {
   }
 };
 
-struct Free {
-  int i;           // the node freed
-  milp::Var var;
-};
-
 struct DagModel {
-  const Dag& dag;
+  const CheckmateDag& dag;
   int64_t cap;  // budget in units, sources removed
   milp::Model model;
   std::vector<std::vector<milp::Var>> R, S, U;  // R[t][i], i <= t; S[t][i], i < t (S[n] empty); U[t][k]
@@ -64,7 +62,7 @@ struct DagModel {
   // With `relaxed`, the stages marked here still get their FREE and U (the lazy relaxation).
   std::vector<char> full_stage;
 
-  DagModel(const Dag& d, int64_t capacity, bool relax = false, std::vector<char> full = {})
+  DagModel(const CheckmateDag& d, int64_t capacity, bool relax = false, std::vector<char> full = {})
       : dag(d), cap(capacity), relaxed(relax), full_stage(std::move(full)) {
     full_stage.resize(d.n, 0);
     const int n = dag.n;
@@ -153,7 +151,7 @@ struct DagModel {
       // every integer solution; the LP could otherwise free a value more than once).
       std::vector<std::vector<Term>> rows(t);
       for (int k = 0; k < t; ++k)
-        for (const Free& f : frees[t][k]) rows[f.i].push_back({f.var, 1});
+        for (const Free& f : frees[t][k]) rows[f.data].push_back({f.var, 1});
       for (int i = 0; i < t; ++i) {
         if (rows[i].empty()) continue;
         if (s(t + 1, i) != kAbsent) rows[i].push_back({s(t + 1, i), 1});
@@ -187,7 +185,7 @@ struct DagModel {
           if (S[t][i] != kAbsent) row.push_back({S[t][i], -static_cast<double>(dag.mem[i])});
       } else {
         row.push_back({U[t][prev], -1});
-        for (const Free& f : frees[t][prev]) row.push_back({f.var, static_cast<double>(dag.mem[f.i])});
+        for (const Free& f : frees[t][prev]) row.push_back({f.var, static_cast<double>(dag.mem[f.data])});
       }
       model.add_row(row, 0, 0);
       if (dag.overhead[k] > 0)
@@ -221,11 +219,11 @@ struct DagModel {
         if (u + (r[t][k] ? dag.overhead[k] : 0) > cap && (!relaxed || full_stage[t])) return std::nullopt;
         if (U[t][k] != kAbsent) values.push_back({U[t][k], static_cast<double>(u)});
         for (const Free& f : frees[t][k]) {
-          bool on = r[t][k] && !S1(t + 1, f.i);
-          for (int j : dag.users[f.i])
+          bool on = r[t][k] && !S1(t + 1, f.data);
+          for (int j : dag.users[f.data])
             if (j > k && j <= t && r[t][j]) on = false;
           values.push_back({f.var, on ? 1.0 : 0.0});
-          if (on) u -= dag.mem[f.i];
+          if (on) u -= dag.mem[f.data];
         }
       }
     }
@@ -348,7 +346,7 @@ struct DagModel {
 }  // namespace
 
 StageModel build_dag_model(const Graph& g, int64_t budget, double heuristic_seconds) {
-  auto dag = std::make_shared<Dag>(g);
+  auto dag = std::make_shared<CheckmateDag>(g);
   const int64_t cap = (budget - dag->sources) / dag->unit;
   auto m = std::make_shared<DagModel>(*dag, cap);
   StageModel out;

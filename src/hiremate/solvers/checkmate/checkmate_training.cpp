@@ -18,6 +18,9 @@
 // Restrictions that lose no optimum in this model: a forward is not recomputed while one of its
 // data outputs is resident, phantoms are not re-created while resident, and a forward keeps its
 // phantoms only in a stage that carries them on or runs its backward.
+// The S, FREE and U variables and every row that only reads the stage tables are the H-ILP's too
+// (hierarchy/hilp_model.cpp): both build them with stage_milp/stage_vars.h, RK and RF being a node's
+// two choices there.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,31 +30,27 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/solvers/checkmate/stage_model.h"
+#include "hiremate/stage_milp/stage_vars.h"
 
 namespace hiremate::checkmate {
 
 namespace {
 
-constexpr milp::Var kAbsent = -1;
+using stage_milp::kAbsent;
+// A node's two choices (stage_milp's [choice] index): run keeping its phantoms, or fast-forward.
+constexpr int kKeep = 0, kFast = 1;
 
-struct Training {
-  int T = 0;
+// The training graph's stages (stage_milp/stage_tables.h: data_out and data_in are data-kind, non-source
+// outputs and deps; kept[t] = {phantoms, 0}, overhead[t] = {overhead, overhead}), and what only
+// RK-Checkmate needs.
+struct Training : stage_milp::StageTables {
   std::vector<NodeId> node;          // stage -> compute id
   std::vector<int> pos;              // compute id -> stage
-  std::vector<ComputeKind> kind;
   std::vector<double> cost;
-  std::vector<int64_t> overhead;     // units
-  std::vector<std::vector<NodeId>> data_out;  // data-kind outputs (data ids) of a forward
-  std::vector<std::vector<NodeId>> data_in;   // data-kind, non-source deps
   std::vector<int64_t> phantoms;     // phantoms bytes (units) of a forward, 0 if none
   std::vector<int> backward_of;      // forward stage -> its backward's stage, -1 if none
   std::vector<int> phantom_owner;    // backward stage -> its forward's stage if it reads phantoms
-  std::vector<int64_t> mem;          // data id -> units
-  std::vector<int> producer;         // data id -> stage of the forward producing it (data kind)
   std::vector<int> phantom_stage;    // data id -> stage of the forward whose phantoms it is, or -1
-  std::vector<std::vector<int>> users;  // data id -> stages reading it
-  std::vector<int> last_need;        // stage -> last stage where running it can help
-  std::vector<int64_t> grads_at_start, grads_new;  // per stage: resident grads on entry; new at op t
   int64_t unit = 1, sources = 0;
 
   // `order`: the compute nodes in the order of their stages' first computations (g.order, or a
@@ -72,7 +71,7 @@ struct Training {
                                        g.data[d].name, g.describe_compute(p)));
     kind.resize(T);
     cost.resize(T);
-    overhead.resize(T);
+    std::vector<int64_t> node_overhead(T, 0);  // units
     data_out.resize(T);
     data_in.resize(T);
     phantoms.assign(T, 0);
@@ -93,7 +92,7 @@ struct Training {
       const auto& c = g.compute[node[t]];
       kind[t] = c.kind;
       cost[t] = c.time;
-      overhead[t] = c.overhead / unit;
+      node_overhead[t] = c.overhead / unit;
       if (c.kind == ComputeKind::Backward) {
         backward_of[pos[c.pair]] = t;
         if (g.phantoms_of(c.pair) != kNone) phantom_owner[t] = pos[c.pair];
@@ -114,16 +113,17 @@ struct Training {
           users[d].push_back(t);
         }
     }
-    // A forward helps in stage t when something it feeds (a backward, the loss, or a forward that
-    // helps) can still run at t or later.
-    last_need.assign(T, 0);
-    for (int t = T - 1; t >= 0; --t) {
-      last_need[t] = t;
-      if (kind[t] != ComputeKind::Forward) continue;
-      for (NodeId d : data_out[t])
-        for (int u : users[d]) last_need[t] = std::max(last_need[t], last_need[u]);
-      if (backward_of[t] >= 0 && phantoms[t] > 0) last_need[t] = std::max(last_need[t], backward_of[t]);
+    out_units.assign(T, 0);
+    kept.resize(T);
+    overhead.resize(T);
+    std::vector<int> keeps_for(T, -1);
+    for (int t = 0; t < T; ++t) {
+      for (NodeId d : data_out[t]) out_units[t] += mem[d];
+      kept[t] = {phantoms[t], 0};
+      overhead[t] = {node_overhead[t], node_overhead[t]};
+      if (backward_of[t] >= 0 && phantoms[t] > 0) keeps_for[t] = backward_of[t];
     }
+    find_last_need(keeps_for);
     // Grads (and other outputs of the loss and backwards): resident from their first producer to
     // their last producer or user, whichever is later.
     grads_at_start.assign(T + 1, 0);
@@ -136,201 +136,60 @@ struct Training {
         last = std::max(last, pos[p]);
       }
       for (NodeId u : g.data[d].users) last = std::max(last, pos[u]);
-      grads_new[first] += mem[d];
-      for (int t = first + 1; t <= last; ++t) grads_at_start[t] += mem[d];
+      add_grad(first, last, mem[d]);
     }
   }
-
-  int64_t data_need(NodeId d) const {  // the last stage where a copy of d resident can help
-    int last = -1;
-    for (int u : users[d]) last = std::max(last, last_need[u]);
-    return last;
-  }
 };
 
-struct Free {
-  NodeId data;
-  milp::Var var;
-};
-
-struct TrainingModel {
+// RK-Checkmate's own variables and rows: per stage t and stage k <= t (forwards only, except the
+// diagonal), RK (R[t][k][kKeep]) and RF (R[t][k][kFast], the only one when k has no phantoms), PH
+// (PH[t][k][kKeep]) for a forward with phantoms; the rest is the shared stage MILP.
+struct TrainingModel : stage_milp::StageVars {
   const Training& tr;
-  int64_t cap;
-  milp::Model model;
-  // Per stage t and stage k <= t (forwards only, except the diagonal): the run variables.
-  std::vector<std::vector<milp::Var>> RK, RF;  // RF is the only variable when k has no phantoms
-  std::vector<std::vector<milp::Var>> PH;      // PH[t][k], k a forward with phantoms
-  std::vector<std::vector<milp::Var>> U;       // U[t][k], memory while k runs in stage t
-  std::vector<std::vector<std::pair<NodeId, milp::Var>>> S;  // S[t]: (data, var)
-  std::vector<std::vector<int>> s_index;       // S lookup: s_index[t][data] = index in S[t] or -1
-  std::vector<std::vector<std::vector<Free>>> frees;  // frees[t][k]
 
-  milp::Var s(int t, NodeId d) const {
-    if (t >= tr.T) return kAbsent;
-    int i = s_index[t][d];
-    return i < 0 ? kAbsent : S[t][i].second;
-  }
-  milp::Var ph(int t, int k) const { return t < tr.T ? PH[t][k] : kAbsent; }
-  // The terms of "k runs in stage t" (RK + RF), empty when it cannot.
-  std::vector<milp::Term> runs(int t, int k, double coef = 1) const {
-    std::vector<milp::Term> out;
-    if (RK[t][k] != kAbsent) out.push_back({RK[t][k], coef});
-    if (RF[t][k] != kAbsent) out.push_back({RF[t][k], coef});
-    return out;
-  }
-  static void append(std::vector<milp::Term>& row, const std::vector<milp::Term>& more) {
-    row.insert(row.end(), more.begin(), more.end());
-  }
+  milp::Var rk(int t, int k) const { return R[t][k][kKeep]; }
+  milp::Var rf(int t, int k) const { return R[t][k][kFast]; }
+  milp::Var ph(int t, int k) const { return StageVars::ph(t, k, kKeep); }
 
-  TrainingModel(const Training& t_, int64_t capacity, size_t num_data) : tr(t_), cap(capacity) {
-    const int T = tr.T;
-    RK.assign(T, {});
-    RF.assign(T, {});
-    PH.assign(T, {});
-    U.assign(T, {});
-    S.assign(T, {});
-    s_index.assign(T, std::vector<int>(num_data, -1));
-    frees.assign(T, {});
-    for (int t = 0; t < T; ++t) {
-      RK[t].assign(t + 1, kAbsent);
-      RF[t].assign(t + 1, kAbsent);
-      PH[t].assign(t + 1, kAbsent);
-      U[t].assign(t + 1, kAbsent);
-      frees[t].resize(t + 1);
-      for (int k = 0; k <= t; ++k) {
-        bool first = k == t;
-        if (!first && (tr.kind[k] != ComputeKind::Forward || tr.last_need[k] < t)) continue;
-        RF[t][k] = model.add_var(milp::VarType::Binary, 0, 1, tr.cost[k]);
-        bool keep_useful = tr.phantoms[k] > 0 && tr.backward_of[k] >= t;
-        if (keep_useful) RK[t][k] = model.add_var(milp::VarType::Binary, 0, 1, tr.cost[k]);
-        if (first) {
-          std::vector<milp::Term> row = runs(t, k);
-          model.add_row(row, 1, 1);
-        }
+  TrainingModel(const Training& t_, int64_t capacity) : StageVars(t_, capacity), tr(t_) { build(); }
+
+  void add_run_vars(int t) override {
+    for (int k = 0; k <= t; ++k) {
+      R[t][k].assign(2, kAbsent);
+      bool first = k == t;
+      if (!first && (tr.kind[k] != ComputeKind::Forward || tr.last_need[k] < t)) continue;
+      R[t][k][kFast] = model.add_var(milp::VarType::Binary, 0, 1, tr.cost[k]);
+      bool keep_useful = tr.phantoms[k] > 0 && tr.backward_of[k] >= t;
+      if (keep_useful) R[t][k][kKeep] = model.add_var(milp::VarType::Binary, 0, 1, tr.cost[k]);
+      if (first) {
+        std::vector<milp::Term> row = runs(t, k);
+        model.add_row(row, 1, 1);
       }
-      for (int k = 0; k < t; ++k)
-        if (tr.kind[k] == ComputeKind::Forward && tr.phantoms[k] > 0 && tr.backward_of[k] >= t)
-          PH[t][k] = model.add_var(milp::VarType::Binary, 0, 1, 0);
-      for (size_t d = 0; d < num_data; ++d)
-        if (tr.producer[d] >= 0 && tr.producer[d] < t && tr.data_need(d) >= t) {
-          s_index[t][d] = static_cast<int>(S[t].size());
-          S[t].push_back({static_cast<NodeId>(d), model.add_var(milp::VarType::Binary, 0, 1, 0)});
-        }
     }
-    for (int t = 0; t < T; ++t) add_stage_rows(t);
+    for (int k = 0; k < t; ++k)
+      if (tr.kind[k] == ComputeKind::Forward && tr.phantoms[k] > 0 && tr.backward_of[k] >= t)
+        PH[t][k] = {model.add_var(milp::VarType::Binary, 0, 1, 0), kAbsent};
   }
 
-  void add_stage_rows(int t) {
+  void add_node_rows(int t, int k, const std::vector<milp::Term>& run) override {
     using milp::Term;
     const double inf = milp::kInf;
-    for (int k = 0; k <= t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      for (NodeId d : tr.data_in[k]) {  // k needs its data inputs resident or computed in the stage
-        std::vector<Term> row = run;
-        append(row, runs(t, tr.producer[d], -1));
-        if (s(t, d) != kAbsent) row.push_back({s(t, d), -1});
+    for (NodeId d : tr.data_in[k]) add_need_row(t, run, d);
+    if (k == t && tr.phantom_owner[t] >= 0) {  // a backward needs its forward's phantoms
+      int f = tr.phantom_owner[t];
+      std::vector<Term> row;
+      if (rk(t, f) != kAbsent) row.push_back({rk(t, f), 1});
+      if (ph(t, f) != kAbsent) row.push_back({ph(t, f), 1});
+      model.add_row(row, 1, inf);
+    }
+    add_no_recompute_rows(t, k, run);
+    if (rk(t, k) != kAbsent) {
+      if (ph(t, k) != kAbsent) model.add_row({{rk(t, k), 1}, {ph(t, k), 1}}, -inf, 1);
+      if (t < tr.backward_of[k]) {  // kept phantoms must be carried on
+        std::vector<Term> row{{rk(t, k), 1}};
+        if (ph(t + 1, k) != kAbsent) row.push_back({ph(t + 1, k), -1});
         model.add_row(row, -inf, 0);
       }
-      if (k == t && tr.phantom_owner[t] >= 0) {  // a backward needs its forward's phantoms
-        int f = tr.phantom_owner[t];
-        std::vector<Term> row;
-        if (RK[t][f] != kAbsent) row.push_back({RK[t][f], 1});
-        if (ph(t, f) != kAbsent) row.push_back({ph(t, f), 1});
-        model.add_row(row, 1, inf);
-      }
-      if (k < t && tr.kind[k] == ComputeKind::Forward) {
-        for (NodeId d : tr.data_out[k])  // no recomputation while an output is resident
-          if (s(t, d) != kAbsent) {
-            std::vector<Term> row = run;
-            row.push_back({s(t, d), 1});
-            model.add_row(row, -inf, 1);
-          }
-      }
-      if (RK[t][k] != kAbsent) {
-        if (ph(t, k) != kAbsent) model.add_row({{RK[t][k], 1}, {ph(t, k), 1}}, -inf, 1);
-        if (t < tr.backward_of[k]) {  // kept phantoms must be carried on
-          std::vector<Term> row{{RK[t][k], 1}};
-          if (ph(t + 1, k) != kAbsent) row.push_back({ph(t + 1, k), -1});
-          model.add_row(row, -inf, 0);
-        }
-      }
-    }
-    // Carries into stage t + 1.
-    if (t + 1 < tr.T) {
-      for (const auto& [d, var] : S[t + 1]) {
-        std::vector<Term> row{{var, 1}};
-        append(row, runs(t, tr.producer[d], -1));
-        if (s(t, d) != kAbsent) row.push_back({s(t, d), -1});
-        model.add_row(row, -inf, 0);
-      }
-      for (int k = 0; k <= t; ++k)
-        if (ph(t + 1, k) != kAbsent) {
-          std::vector<Term> row{{ph(t + 1, k), 1}};
-          if (RK[t][k] != kAbsent) row.push_back({RK[t][k], -1});
-          if (ph(t, k) != kAbsent) row.push_back({ph(t, k), -1});
-          model.add_row(row, -inf, 0);
-        }
-    }
-    // FREE after a forward k < t: k ran, i not carried to t + 1, no later user of i runs in stage t.
-    for (int k = 0; k < t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      std::vector<NodeId> candidates = tr.data_in[k];
-      candidates.insert(candidates.end(), tr.data_out[k].begin(), tr.data_out[k].end());
-      for (NodeId d : candidates) {
-        milp::Var f = model.add_var(milp::VarType::Binary, 0, 1, 0);
-        frees[t][k].push_back({d, f});
-        std::vector<Term> upper{{f, 1}};
-        append(upper, runs(t, k, -1));
-        model.add_row(upper, -inf, 0);
-        std::vector<Term> cover{{f, 1}};
-        append(cover, runs(t, k, -1));
-        if (s(t + 1, d) != kAbsent) {
-          model.add_row({{f, 1}, {s(t + 1, d), 1}}, -inf, 1);
-          cover.push_back({s(t + 1, d), 1});
-        }
-        for (int j : tr.users[d])
-          if (j > k && j <= t)
-            for (const Term& r : runs(t, j)) {
-              model.add_row({{f, 1}, {r.var, 1}}, -inf, 1);
-              cover.push_back({r.var, 1});
-            }
-        model.add_row(cover, 0, inf);
-      }
-    }
-    // Memory while each node of the stage runs.
-    milp::Var prev_u = kAbsent;
-    int prev = -1;
-    for (int k = 0; k <= t; ++k) {
-      auto run = runs(t, k);
-      if (run.empty()) continue;
-      milp::Var u = model.add_var(milp::VarType::Continuous, 0, static_cast<double>(cap), 0);
-      U[t][k] = u;
-      std::vector<Term> row{{u, 1}};
-      double constant = 0;  // the row is u - (terms) = constant
-      if (prev < 0) {
-        for (const auto& [d, var] : S[t]) row.push_back({var, -static_cast<double>(tr.mem[d])});
-        for (int f = 0; f < t; ++f)
-          if (ph(t, f) != kAbsent) row.push_back({ph(t, f), -static_cast<double>(tr.phantoms[f])});
-        constant += static_cast<double>(tr.grads_at_start[t]);
-      } else {
-        row.push_back({prev_u, -1});
-        for (const Free& fr : frees[t][prev]) row.push_back({fr.var, static_cast<double>(tr.mem[fr.data])});
-      }
-      int64_t out_bytes = 0;
-      for (NodeId d : tr.data_out[k]) out_bytes += tr.mem[d];
-      append(row, runs(t, k, -static_cast<double>(out_bytes)));
-      if (RK[t][k] != kAbsent) row.push_back({RK[t][k], -static_cast<double>(tr.phantoms[k])});
-      if (k == t) constant += static_cast<double>(tr.grads_new[t]);
-      model.add_row(row, constant, constant);
-      if (tr.overhead[k] > 0) {
-        std::vector<Term> peak{{u, 1}};
-        append(peak, runs(t, k, static_cast<double>(tr.overhead[k])));
-        model.add_row(peak, -inf, static_cast<double>(cap));
-      }
-      prev_u = u;
-      prev = k;
     }
   }
 
@@ -361,7 +220,7 @@ struct TrainingModel {
     // whether the memory still fits.
     std::map<int, bool> pending;
     auto set_run = [&](int st, int k, bool keep) {
-      milp::Var v = keep ? RK[st][k] : RF[st][k];
+      milp::Var v = keep ? rk(st, k) : rf(st, k);
       if (v == kAbsent) return false;
       x[v] = 1;
       ran[st][k] = 1;
@@ -401,13 +260,13 @@ struct TrainingModel {
     // and the cost the same). Measured: a hilp plan on a 1-layer transformer at 50 %.
     for (int k = 0; k < T; ++k)
       for (int st = k; st < T && st < tr.backward_of[k]; ++st) {
-        if (RK[st][k] == kAbsent || x[RK[st][k]] < 0.5 || RF[st][k] == kAbsent) continue;
+        if (rk(st, k) == kAbsent || x[rk(st, k)] < 0.5 || rf(st, k) == kAbsent) continue;
         std::optional<bool> last;
         for (const auto& [stage, keeps] : ph_events[k])
           if (stage == st) last = keeps;
         if (last && !*last) {
-          x[RK[st][k]] = 0;
-          x[RF[st][k]] = 1;
+          x[rk(st, k)] = 0;
+          x[rf(st, k)] = 1;
         }
       }
     // S: a value is resident on entry to stage t when stage t or a later one reads it before its
@@ -424,44 +283,14 @@ struct TrainingModel {
     // PH: resident on entry to a stage when the last event before it kept them.
     for (int st = 0; st < T; ++st)
       for (int k = 0; k < st; ++k) {
-        if (PH[st][k] == kAbsent) continue;
+        if (ph(st, k) == kAbsent) continue;
         bool kept = false;
         for (const auto& [stage, keeps] : ph_events[k])
           if (stage < st) kept = keeps;
-        x[PH[st][k]] = kept ? 1 : 0;
+        x[ph(st, k)] = kept ? 1 : 0;
       }
-    auto val = [&](milp::Var v) { return v == kAbsent ? 0.0 : x[v]; };
-    auto run_of = [&](int st, int k) { return val(RK[st][k]) + val(RF[st][k]); };
-    // FREE: forced by its rows (k ran, the value is not carried, no later user runs in the stage).
-    for (int st = 0; st < T; ++st)
-      for (int k = 0; k < st; ++k)
-        for (const Free& fr : frees[st][k]) {
-          bool f = run_of(st, k) > 0.5 && val(s(st + 1, fr.data)) < 0.5;
-          for (int j : tr.users[fr.data])
-            if (j > k && j <= st && run_of(st, j) > 0.5) f = false;
-          x[fr.var] = f ? 1 : 0;
-        }
-    // U: the memory chain of each stage.
-    for (int st = 0; st < T; ++st) {
-      double u = 0;
-      int prev = -1;
-      for (int k = 0; k <= st; ++k) {
-        if (U[st][k] == kAbsent) continue;
-        if (prev < 0) {
-          u = static_cast<double>(tr.grads_at_start[st]);
-          for (const auto& [d, var] : S[st]) u += x[var] * static_cast<double>(tr.mem[d]);
-          for (int f = 0; f < st; ++f) u += val(ph(st, f)) * static_cast<double>(tr.phantoms[f]);
-        } else {
-          for (const Free& fr : frees[st][prev]) u -= x[fr.var] * static_cast<double>(tr.mem[fr.data]);
-        }
-        int64_t out_bytes = 0;
-        for (NodeId d : tr.data_out[k]) out_bytes += tr.mem[d];
-        u += run_of(st, k) * static_cast<double>(out_bytes) + val(RK[st][k]) * static_cast<double>(tr.phantoms[k]);
-        if (k == st) u += static_cast<double>(tr.grads_new[st]);
-        x[U[st][k]] = u;
-        prev = k;
-      }
-    }
+    free_values(x);    // forced by its rows: k ran, the value is not carried, no later user runs
+    memory_values(x);  // the memory chain of each stage
     std::vector<std::pair<milp::Var, double>> values;
     for (size_t v = 0; v < x.size(); ++v) values.push_back({static_cast<milp::Var>(v), x[v]});
     return values;
@@ -473,29 +302,14 @@ struct TrainingModel {
     // Build the values, then let the model check them (max_violation) before handing them over.
     std::vector<double> x(model.num_vars(), 0.0);
     for (int t = 0; t < tr.T; ++t) {
-      x[RK[t][t] != kAbsent ? RK[t][t] : RF[t][t]] = 1;
-      for (const auto& [d, var] : S[t]) {
-        bool later = false;
-        for (int u : tr.users[d]) later |= u >= t;
-        x[var] = later ? 1 : 0;
-      }
+      x[rk(t, t) != kAbsent ? rk(t, t) : rf(t, t)] = 1;
+      keep_all_residency(x, t);
       for (int k = 0; k < t; ++k)
         if (ph(t, k) != kAbsent) x[ph(t, k)] = 1;
     }
     // Memory: nothing is recomputed and nothing freed before the stage's own node, so every U of the
     // stage holds what is resident on entry, and the last adds the node's outputs.
-    for (int t = 0; t < tr.T; ++t) {
-      double base = static_cast<double>(tr.grads_at_start[t]);
-      for (const auto& [d, var] : S[t]) base += x[var] * static_cast<double>(tr.mem[d]);
-      for (int k = 0; k < t; ++k)
-        if (ph(t, k) != kAbsent) base += static_cast<double>(tr.phantoms[k]);
-      for (int k = 0; k < t; ++k)
-        if (U[t][k] != kAbsent) x[U[t][k]] = base;
-      double out = static_cast<double>(tr.grads_new[t]);
-      for (NodeId d : tr.data_out[t]) out += static_cast<double>(tr.mem[d]);
-      if (RK[t][t] != kAbsent) out += static_cast<double>(tr.phantoms[t]);
-      x[U[t][t]] = base + out;
-    }
+    memory_values(x);
     std::vector<std::pair<milp::Var, double>> values;
     for (size_t v = 0; v < x.size(); ++v) values.push_back({static_cast<milp::Var>(v), x[v]});
     return values;
@@ -521,7 +335,7 @@ StageModel build_training_model(const Graph& g, int64_t budget, std::optional<in
       if (!seen[c]) order.push_back(c);
   }
   auto tr = std::make_shared<Training>(g, start ? order : g.order);
-  auto m = std::make_shared<TrainingModel>(*tr, (budget - tr->sources) / tr->unit, g.data.size());
+  auto m = std::make_shared<TrainingModel>(*tr, (budget - tr->sources) / tr->unit);
   if (save_budget) m->limit_at_loss((*save_budget - tr->sources) / tr->unit);
   StageModel out;
   out.start = m->keep_all_start();
@@ -531,8 +345,8 @@ StageModel build_training_model(const Graph& g, int64_t budget, std::optional<in
     std::vector<Op> ops;
     for (int t = 0; t < tr->T; ++t)
       for (int k = 0; k <= t; ++k) {
-        bool keep = m->RK[t][k] != kAbsent && x[m->RK[t][k]] > 0.5;
-        bool ff = m->RF[t][k] != kAbsent && x[m->RF[t][k]] > 0.5;
+        bool keep = m->rk(t, k) != kAbsent && x[m->rk(t, k)] > 0.5;
+        bool ff = m->rf(t, k) != kAbsent && x[m->rf(t, k)] > 0.5;
         if (!keep && !ff) continue;
         NodeId c = tr->node[k];
         if (tr->kind[k] == ComputeKind::Loss) ops.push_back(Op::loss_marker(c));

@@ -1,5 +1,5 @@
 // The CLI's side of the plugin (plugin_api.h): finds libhiremate_torch_plugin.so next to the
-// executable (or where HIREMATE_TORCH_PLUGIN says, or where it was built), loads it on first use.
+// executable (or where set_plugin_path says, or where it was built), loads it on first use.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -13,6 +13,11 @@
 namespace hiremate::torchbridge {
 namespace {
 
+std::string& plugin_override() {
+  static std::string path;
+  return path;
+}
+
 std::string next_to_executable() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -25,9 +30,7 @@ const PluginApi& plugin() {
   static const PluginApi* api = [] {
     std::string tried;
     std::vector<std::string> candidates;
-    // A path, not a tuning knob (like LD_LIBRARY_PATH): where an installation keeps the plugin. This
-    // file is the CLI's side of the plugin, linked only into the front ends.
-    if (const char* env = std::getenv("HIREMATE_TORCH_PLUGIN")) candidates.push_back(env);
+    if (!plugin_override().empty()) candidates.push_back(plugin_override());
     candidates.push_back(next_to_executable());
     candidates.push_back(HIREMATE_TORCH_PLUGIN);
     for (const auto& path : candidates) {
@@ -51,6 +54,7 @@ const PluginApi& plugin() {
 }  // namespace
 
 bool available() { return true; }
+void set_plugin_path(const std::string& path) { plugin_override() = path; }
 ProfiledModel profile_model(const std::string& m, const std::string& i, const ProfileOptions& o) {
   return plugin().profile_model(m, i, o);
 }

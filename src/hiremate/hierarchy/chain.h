@@ -7,10 +7,10 @@
 // those outputs. Grads of sources (model inputs) that several blocks write accumulate from the first
 // backward that writes them to the end: they count as always resident (`constant`).
 //
-// Per block, every number is measured by the simulator on the block's cluster graph (hilp::extract),
+// Per block, every number is measured by the simulator on the block's cluster graph (hierarchy::extract),
 // in bytes. Peaks include the block's interface data while they are resident (its input throughout,
 // its output once written, the grads it reads and writes), never the parent's sources (`constant`);
-// what the DP adds around them is stated in dp.h.
+// what the DP adds around them is stated in rotor_dp.h.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -21,9 +21,9 @@
 #include "hiremate/graph/graph.h"
 #include "hiremate/partition/cluster.h"
 #include "hiremate/schedule/schedule.h"
-#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/hierarchy/option.h"
 
-namespace hiremate::rotor {
+namespace hiremate::hierarchy {
 
 // One way to run a block's forward (keeping `mem` for the backward) and its backward.
 struct BlockOption {
@@ -62,9 +62,9 @@ struct Chain {
 std::optional<std::vector<partition::Cluster>> chain_clusters(const Graph& g, std::string* why);
 
 // The options of one block's cluster graph (the baselines, a menu, ...).
-using OptionMaker = std::function<std::vector<hilp::Option>(const hilp::ClusterGraph&)>;
+using OptionMaker = std::function<std::vector<hierarchy::Option>(const hierarchy::ClusterProblem&)>;
 // Builds the chain; `make` runs once per equivalence class of blocks, its options translated to the
 // copies. BadInput (with the reason) when the graph is not a chain.
 Chain make_chain(const Graph& g, const OptionMaker& make);
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate::hierarchy

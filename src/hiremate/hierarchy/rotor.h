@@ -1,7 +1,9 @@
-// Rotor and Rockmate: the chain DP (dp.h) over a training graph's blocks (chain.h), each block
-// choosing among its options (research/hiremate.md §4.4; research/peers.md §3.2, §3.3).
+// Rotor and Rockmate: the chain DP (rotor_dp.h) over a training graph's blocks (chain.h), each block
+// choosing among its options (research/hiremate.md §4.4; research/peers.md §3.2, §3.3). They live in
+// the hierarchy, not in solvers/, because their blocks are cluster problems offering options (and,
+// for Rockmate, menus of another solver's plans); the classes themselves are Solvers like the others.
 //  - rotor: each block offers its autograd and recompute-all options, plus its fast forward;
-//  - rockmate: each block offers a menu (hilp/menu.h) of Checkmate solves over a budget grid, the
+//  - rockmate: each block offers a menu (menu.h) of Checkmate solves over a budget grid, the
 //    baselines included; identical blocks are solved once. Its time limit covers the menus: blocks
 //    met after it is spent offer the baselines only (said in the note).
 // The DP's sequence is expanded into one flat schedule (each block's op lists, frees inserted after
@@ -10,18 +12,20 @@
 #pragma once
 #include <memory>
 
-#include "hiremate/solvers/rotor/chain.h"
+#include "hiremate/hierarchy/chain.h"
 #include "hiremate/solvers/solver.h"
 
-namespace hiremate::rotor {
+namespace hiremate {
 
 struct RotorConfig {
-  int64_t max_slots = 1000;  // memory units of the DP table (dp.h, choose_unit)
+  int64_t max_slots = 1000;  // memory units of the DP table (rotor_dp.h, choose_unit)
 };
 
-// The DP on a built chain: shared by both solvers and by tests.
+namespace hierarchy {
+// The DP on a built chain: shared by both solvers, the planner and tests.
 Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const SolveOptions& opt,
                  const RotorConfig& cfg = {});
+}  // namespace hierarchy
 
 class RotorSolver : public Solver {
  public:
@@ -54,4 +58,4 @@ class RockmateSolver : public Solver {
   RotorConfig cfg_;
 };
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate

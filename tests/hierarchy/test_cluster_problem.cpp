@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/cluster_graph.h"
+#include "hiremate/hierarchy/cluster_problem.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/solver.h"
-#include "solvers/hilp/cluster_support.h"
+#include "hierarchy/cluster_support.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -17,7 +17,7 @@ using hiremate::testing::data_id;
 
 namespace {
 
-std::vector<NodeId> names_to_parent(const hilp::ClusterGraph& cg, const std::vector<NodeId>& ids) {
+std::vector<NodeId> names_to_parent(const hierarchy::ClusterProblem& cg, const std::vector<NodeId>& ids) {
   std::vector<NodeId> r;
   for (NodeId d : ids) r.push_back(cg.data_to_parent.at(d));
   std::sort(r.begin(), r.end());
@@ -30,7 +30,7 @@ std::vector<NodeId> sorted(std::vector<NodeId> v) {
 }
 
 // Everything an extracted graph must satisfy, whatever the cluster.
-void check_extracted(const Graph& g, const partition::Cluster& c, const hilp::ClusterGraph& cg) {
+void check_extracted(const Graph& g, const partition::Cluster& c, const hierarchy::ClusterProblem& cg) {
   SCOPED_TRACE(cg.graph.name);
   const Graph& x = cg.graph;
   ASSERT_TRUE(x.is_training());
@@ -78,10 +78,10 @@ void check_extracted(const Graph& g, const partition::Cluster& c, const hilp::Cl
   EXPECT_TRUE(r.valid) << r.reason;
 }
 
-TEST(HilpClusterGraph, LastLayerOfTwoLayer) {
+TEST(ClusterProblem, LastLayerOfTwoLayer) {
   Graph g = hiremate::testing::two_layer();
   auto c = cluster_of(g, {compute_id(g, "F2")});
-  hilp::ClusterGraph cg = hilp::extract(g, c);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
   check_extracted(g, c, cg);
   const Graph& x = cg.graph;
   // a is handed in (a source here), b goes out, bg comes back from the loss, ag goes back.
@@ -96,10 +96,10 @@ TEST(HilpClusterGraph, LastLayerOfTwoLayer) {
             std::vector<NodeId>{cg.data_of(data_id(g, "b"))});
 }
 
-TEST(HilpClusterGraph, FirstLayerKeepsItsPhantomsInside) {
+TEST(ClusterProblem, FirstLayerKeepsItsPhantomsInside) {
   Graph g = hiremate::testing::two_layer();
   auto c = cluster_of(g, {compute_id(g, "F1")});
-  hilp::ClusterGraph cg = hilp::extract(g, c);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
   check_extracted(g, c, cg);
   NodeId aph = cg.data_of(data_id(g, "a_ph"));
   ASSERT_NE(aph, kNone);
@@ -110,7 +110,7 @@ TEST(HilpClusterGraph, FirstLayerKeepsItsPhantomsInside) {
 }
 
 // The root cluster is the whole graph with its loss replaced: same keep-all peak and time.
-TEST(HilpClusterGraph, RootReproducesTheGraph) {
+TEST(ClusterProblem, RootReproducesTheGraph) {
   for (Graph g : {hiremate::testing::two_layer(3), hiremate::testing::two_producer_grad()}) {
     auto c = cluster_of(g, [&] {
       std::vector<NodeId> f;
@@ -118,7 +118,7 @@ TEST(HilpClusterGraph, RootReproducesTheGraph) {
         if (g.compute[k].kind == ComputeKind::Forward) f.push_back(k);
       return f;
     }());
-    hilp::ClusterGraph cg = hilp::extract(g, c);
+    hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
     check_extracted(g, c, cg);
     SimResult parent = simulate(g, keep_all_schedule(g));
     SimResult mine = simulate(cg.graph, keep_all_schedule(cg.graph));
@@ -130,10 +130,10 @@ TEST(HilpClusterGraph, RootReproducesTheGraph) {
 }
 
 // F3 stays outside: ag gets one contribution from B2 inside and one, through the loss, from outside.
-TEST(HilpClusterGraph, GradAccumulatedAcrossTheBoundary) {
+TEST(ClusterProblem, GradAccumulatedAcrossTheBoundary) {
   Graph g = hiremate::testing::two_producer_grad();
   auto c = cluster_of(g, {compute_id(g, "F1"), compute_id(g, "F2")});
-  hilp::ClusterGraph cg = hilp::extract(g, c);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
   check_extracted(g, c, cg);
   const Graph& x = cg.graph;
   NodeId ag = cg.data_of(data_id(g, "ag"));
@@ -142,19 +142,19 @@ TEST(HilpClusterGraph, GradAccumulatedAcrossTheBoundary) {
                                  cg.data_of(data_id(g, "a"))));
 }
 
-TEST(HilpClusterGraph, RefusesAClusterWithoutItsPairs) {
+TEST(ClusterProblem, RefusesAClusterWithoutItsPairs) {
   Graph g = hiremate::testing::two_layer();
   auto c = cluster_of(g, {compute_id(g, "F2")});
   c.compute.pop_back();  // drop B2
-  EXPECT_THROW(hilp::extract(g, c), BadInput);
+  EXPECT_THROW(hierarchy::extract(g, c), BadInput);
 }
 
-TEST(HilpClusterGraph, EveryClusterOfGeneratedGraphs) {
+TEST(ClusterProblem, EveryClusterOfGeneratedGraphs) {
   for (const Graph& g : hiremate::testing::generated_graphs()) {
     auto clusters = hiremate::testing::all_clusters(g);
     EXPECT_GT(clusters.size(), 2u) << g.name << ": the partition should nest clusters";
     for (const auto& c : clusters) {
-      hilp::ClusterGraph cg = hilp::extract(g, c);
+      hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
       check_extracted(g, c, cg);
     }
   }

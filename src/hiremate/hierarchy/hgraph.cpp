@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/hierarchy/hgraph.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "hiremate/common/error.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -194,4 +194,4 @@ partition::Interface remap(const partition::Interface& in, const IdMap& fd) {
   return r;
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

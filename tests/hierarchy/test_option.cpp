@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/hierarchy/option.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
-#include "solvers/hilp/cluster_support.h"
+#include "hierarchy/cluster_support.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -20,9 +20,9 @@ namespace {
 
 // Rebuilds the cluster schedule from the option's op lists and checks, with the simulator alone,
 // every number the option reports.
-void check_against_simulator(const hilp::ClusterGraph& cg, const hilp::Option& o) {
+void check_against_simulator(const hierarchy::ClusterProblem& cg, const hierarchy::Option& o) {
   SCOPED_TRACE(cg.graph.name + " / " + o.solver);
-  Schedule s = hilp::cluster_schedule(cg, o);
+  Schedule s = hierarchy::cluster_schedule(cg, o);
   SimResult full = simulate(cg.graph, s);
   ASSERT_TRUE(full.valid) << full.reason;
   EXPECT_EQ(full.peak, o.peak);
@@ -49,7 +49,7 @@ void check_against_simulator(const hilp::ClusterGraph& cg, const hilp::Option& o
   // Its op lists are in parent ids, and the option is a fixed point of make_option.
   for (const auto* half : {&o.fwd_ops, &o.bwd_ops})
     for (const Op& op : *half) EXPECT_NE(op.kind, Op::Kind::Loss);
-  hilp::Option again = hilp::make_option(cg, s, o.solver, o.budget);
+  hierarchy::Option again = hierarchy::make_option(cg, s, o.solver, o.budget);
   EXPECT_EQ(again.fwd_ops, o.fwd_ops);
   EXPECT_EQ(again.bwd_ops, o.bwd_ops);
   EXPECT_EQ(again.mem, o.mem);
@@ -57,9 +57,9 @@ void check_against_simulator(const hilp::ClusterGraph& cg, const hilp::Option& o
 }
 
 // Output data the backward does not list must be droppable right after the loss; those it lists not.
-void check_dep_interfaces(const hilp::ClusterGraph& cg, const hilp::Option& o) {
+void check_dep_interfaces(const hierarchy::ClusterProblem& cg, const hierarchy::Option& o) {
   SCOPED_TRACE(cg.graph.name + " / " + o.solver);
-  Schedule s = hilp::cluster_schedule(cg, o);
+  Schedule s = hierarchy::cluster_schedule(cg, o);
   const size_t L = o.fwd_ops.size();
   for (NodeId d : cg.interface.output_data) {
     Schedule t = s;
@@ -80,8 +80,8 @@ void check_dep_interfaces(const hilp::ClusterGraph& cg, const hilp::Option& o) {
 
 TEST(HilpOption, BaselinesOfTheFirstLayer) {
   Graph g = hiremate::testing::two_layer();
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, {compute_id(g, "F1")}));
-  hilp::Option ag = hilp::autograd_option(cg), ra = hilp::recompute_all_option(cg);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, cluster_of(g, {compute_id(g, "F1")}));
+  hierarchy::Option ag = hierarchy::autograd_option(cg), ra = hierarchy::recompute_all_option(cg);
   // Autograd keeps F1's phantoms (5 bytes) across the loss; x and a are interfaces.
   EXPECT_EQ(ag.mem, 5);
   EXPECT_EQ(ag.fwd_time, 1);
@@ -99,7 +99,7 @@ TEST(HilpOption, BaselinesOfTheFirstLayer) {
     check_against_simulator(cg, o);
     check_dep_interfaces(cg, o);
   }
-  hilp::FastForward ff = hilp::fast_forward(cg);
+  hierarchy::FastForward ff = hierarchy::fast_forward(cg);
   EXPECT_EQ(ff.ops, ra.fwd_ops);
   EXPECT_EQ(ff.time, 1);
   EXPECT_EQ(ff.overhead, 0);
@@ -109,8 +109,8 @@ TEST(HilpOption, BaselinesOfTheFirstLayer) {
 // backward needs both from the parent unless it recomputes a first.
 TEST(HilpOption, BackwardNeedsOutputDataItDoesNotRegenerate) {
   Graph g = hiremate::testing::two_producer_grad();
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, {compute_id(g, "F1"), compute_id(g, "F2")}));
-  hilp::Option ag = hilp::autograd_option(cg), ra = hilp::recompute_all_option(cg);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, cluster_of(g, {compute_id(g, "F1"), compute_id(g, "F2")}));
+  hierarchy::Option ag = hierarchy::autograd_option(cg), ra = hierarchy::recompute_all_option(cg);
   EXPECT_EQ(ag.dep_interfaces_data, (std::vector<NodeId>{data_id(g, "x"), data_id(g, "a")}));
   EXPECT_EQ(ra.dep_interfaces_data, std::vector<NodeId>{data_id(g, "x")});  // F1 runs again first
   for (const auto& o : {ag, ra}) {
@@ -121,8 +121,8 @@ TEST(HilpOption, BackwardNeedsOutputDataItDoesNotRegenerate) {
 
 TEST(HilpOption, OverheadsAreRelativeToTheSavedMemory) {
   Graph g = hiremate::testing::two_layer(/*f2_overhead=*/7);
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, {compute_id(g, "F2")}));
-  hilp::Option ag = hilp::autograd_option(cg);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, cluster_of(g, {compute_id(g, "F2")}));
+  hierarchy::Option ag = hierarchy::autograd_option(cg);
   EXPECT_EQ(ag.mem, 0);            // every node of F2/B2 is an interface
   EXPECT_EQ(ag.fwd_overhead, 7);   // F2's own transient bytes
   EXPECT_EQ(ag.bwd_overhead, 0);
@@ -130,35 +130,35 @@ TEST(HilpOption, OverheadsAreRelativeToTheSavedMemory) {
   // The full peak counts the interfaces: a (10) + b (20) + bg (20) at the loss.
   EXPECT_EQ(ag.peak, 50);
   check_against_simulator(cg, ag);
-  hilp::FastForward leaf = hilp::fast_forward(g, compute_id(g, "F2"));
+  hierarchy::FastForward leaf = hierarchy::fast_forward(g, compute_id(g, "F2"));
   EXPECT_EQ(leaf.ops, std::vector<Op>{Op::compute(compute_id(g, "F2"), false)});
   EXPECT_EQ(leaf.time, 2);
   EXPECT_EQ(leaf.overhead, 7);
-  EXPECT_THROW(hilp::fast_forward(g, compute_id(g, "B2")), BadInput);
+  EXPECT_THROW(hierarchy::fast_forward(g, compute_id(g, "B2")), BadInput);
 }
 
 TEST(HilpOption, RefusesInvalidSchedules) {
   Graph g = hiremate::testing::two_layer();
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, {compute_id(g, "F1")}));
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, cluster_of(g, {compute_id(g, "F1")}));
   Schedule s = keep_all_schedule(cg.graph);
   Schedule no_loss = s;
   no_loss.ops.erase(std::remove_if(no_loss.ops.begin(), no_loss.ops.end(),
                                    [](const Op& op) { return op.kind == Op::Kind::Loss; }),
                     no_loss.ops.end());
-  EXPECT_THROW(hilp::make_option(cg, no_loss, "test"), BadInput);
+  EXPECT_THROW(hierarchy::make_option(cg, no_loss, "test"), BadInput);
   Schedule no_phantoms = s;
   no_phantoms.ops[0].keep_phantoms = false;  // B1 then misses F1's phantoms
-  EXPECT_THROW(hilp::make_option(cg, no_phantoms, "test"), BadInput);
+  EXPECT_THROW(hierarchy::make_option(cg, no_phantoms, "test"), BadInput);
   Plan empty;
   empty.solver = "test";
-  EXPECT_THROW(hilp::make_option(cg, empty), BadInput);
+  EXPECT_THROW(hierarchy::make_option(cg, empty), BadInput);
 }
 
 TEST(HilpOption, BaselinesOfEveryGeneratedCluster) {
   for (const Graph& g : hiremate::testing::generated_graphs()) {
     for (const auto& c : hiremate::testing::all_clusters(g)) {
-      hilp::ClusterGraph cg = hilp::extract(g, c);
-      hilp::Option ag = hilp::autograd_option(cg), ra = hilp::recompute_all_option(cg);
+      hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
+      hierarchy::Option ag = hierarchy::autograd_option(cg), ra = hierarchy::recompute_all_option(cg);
       SCOPED_TRACE(cg.graph.name);
       check_against_simulator(cg, ag);
       check_against_simulator(cg, ra);
@@ -168,7 +168,7 @@ TEST(HilpOption, BaselinesOfEveryGeneratedCluster) {
       EXPECT_GE(ag.mem, ra.mem);
       EXPECT_EQ(ra.mem, 0);  // recompute-all keeps nothing internal across the loss
       EXPECT_GT(ag.mem, 0);  // these graphs' clusters have internal data or phantoms
-      hilp::FastForward ff = hilp::fast_forward(cg);
+      hierarchy::FastForward ff = hierarchy::fast_forward(cg);
       EXPECT_EQ(ff.ops, ra.fwd_ops);
       EXPECT_NEAR(ff.time, ra.fwd_time, 1e-12);
       EXPECT_EQ(ff.overhead, ra.fwd_overhead);
@@ -188,19 +188,20 @@ TEST(HilpOption, ExactSolverLiesBetweenTheBaselines) {
   for (NodeId k : g.order)
     if (g.compute[k].kind == ComputeKind::Forward) forwards.push_back(k);
   // The middle four layers: input and output data on both sides.
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, std::vector<NodeId>(forwards.begin() + 1, forwards.end() - 1)));
-  hilp::Option ag = hilp::autograd_option(cg), ra = hilp::recompute_all_option(cg);
+  hierarchy::ClusterProblem cg =
+      hierarchy::extract(g, cluster_of(g, std::vector<NodeId>(forwards.begin() + 1, forwards.end() - 1)));
+  hierarchy::Option ag = hierarchy::autograd_option(cg), ra = hierarchy::recompute_all_option(cg);
   ASSERT_GT(ag.mem, ra.mem);
   // Peak budget: enough for either baseline. Save budget: halfway between their bytes at the loss.
   const int64_t peak = std::max(ag.peak, ra.peak);
   SolveOptions opt;
   opt.time_limit = 60;
-  int64_t interface_at_loss = simulate(cg.graph, hilp::cluster_schedule(cg, ra)).bytes_at_loss - ra.mem;
+  int64_t interface_at_loss = simulate(cg.graph, hierarchy::cluster_schedule(cg, ra)).bytes_at_loss - ra.mem;
   opt.save_budget = interface_at_loss + (ag.mem + ra.mem) / 2;
   Plan plan = solve_checked(CheckmateSolver(), cg.graph, peak, opt);
   ASSERT_TRUE(plan.has_schedule) << plan.note;
   EXPECT_EQ(plan.status, PlanStatus::Optimal);
-  hilp::Option o = hilp::make_option(cg, plan);
+  hierarchy::Option o = hierarchy::make_option(cg, plan);
   EXPECT_EQ(o.solver, "checkmate");
   EXPECT_EQ(o.budget, peak);
   check_against_simulator(cg, o);

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/rotor/rotor.h"
+#include "hiremate/hierarchy/rotor.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/baselines.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
-#include "hiremate/solvers/rotor/dp.h"
+#include "hiremate/hierarchy/rotor_dp.h"
 
 using namespace hiremate;
-using rotor::Item;
+using hierarchy::ChainStep;
 
 namespace {
 
@@ -32,33 +32,33 @@ Graph tiny_chain(int n) {
   return generate::build(s);
 }
 
-rotor::Chain baseline_chain(const Graph& g) {
-  return rotor::make_chain(g, [](const hilp::ClusterGraph& cg) {
-    return std::vector<hilp::Option>{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+hierarchy::Chain baseline_chain(const Graph& g) {
+  return hierarchy::make_chain(g, [](const hierarchy::ClusterProblem& cg) {
+    return std::vector<hierarchy::Option>{hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
   });
 }
 
-// Every sequence of Rotor's recursion (dp.h) for stages a..b, written out without the DP.
-std::vector<std::vector<Item>> all_sequences(const rotor::Chain& c, int a, int b) {
+// Every sequence of Rotor's recursion (rotor_dp.h) for stages a..b, written out without the DP.
+std::vector<std::vector<ChainStep>> all_sequences(const hierarchy::Chain& c, int a, int b) {
   const int L = static_cast<int>(c.blocks.size());
-  if (a == L) return {{{Item::Kind::Loss, -1, -1}}};
-  std::vector<std::vector<Item>> out;
+  if (a == L) return {{{ChainStep::Kind::Loss, -1, -1}}};
+  std::vector<std::vector<ChainStep>> out;
   for (int k = 0; k < static_cast<int>(c.blocks[a].options.size()); ++k) {
-    auto subs = a < b ? all_sequences(c, a + 1, b) : std::vector<std::vector<Item>>{{}};
+    auto subs = a < b ? all_sequences(c, a + 1, b) : std::vector<std::vector<ChainStep>>{{}};
     for (const auto& sub : subs) {
-      const rotor::BlockOption& o = c.blocks[a].options[k];
-      std::vector<Item> s;
-      if (a < b || o.mem > 0 || o.needs_output) s.push_back({Item::Kind::Forward, a, k});  // dp.h's rule
+      const hierarchy::BlockOption& o = c.blocks[a].options[k];
+      std::vector<ChainStep> s;
+      if (a < b || o.mem > 0 || o.needs_output) s.push_back({ChainStep::Kind::Forward, a, k});  // rotor_dp.h's rule
       s.insert(s.end(), sub.begin(), sub.end());
-      s.push_back({Item::Kind::Backward, a, k});
+      s.push_back({ChainStep::Kind::Backward, a, k});
       out.push_back(std::move(s));
     }
   }
   for (int j = a + 1; j <= b; ++j)
     for (const auto& right : all_sequences(c, j, b))
       for (const auto& left : all_sequences(c, a, j - 1)) {
-        std::vector<Item> s;
-        for (int l = a; l < j; ++l) s.push_back({Item::Kind::FastForward, l, -1});
+        std::vector<ChainStep> s;
+        for (int l = a; l < j; ++l) s.push_back({ChainStep::Kind::FastForward, l, -1});
         s.insert(s.end(), right.begin(), right.end());
         s.insert(s.end(), left.begin(), left.end());
         out.push_back(std::move(s));
@@ -74,9 +74,9 @@ double time_or_inf(const Plan& p) {
 
 TEST(Rotor, ChainsAreRecognizedOthersRefusedWithAReason) {
   Graph g = tiny_chain(4);
-  rotor::RotorSolver r;
+  RotorSolver r;
   EXPECT_FALSE(r.unsupported(g));
-  rotor::Chain c = baseline_chain(g);
+  hierarchy::Chain c = baseline_chain(g);
   EXPECT_EQ(c.blocks.size(), 4u);
   EXPECT_EQ(c.blocks[0].out_bytes, 3000);
   EXPECT_EQ(c.blocks[0].grad_in_bytes, 1000);  // the input's grad
@@ -126,11 +126,11 @@ TEST(Rotor, ChainsAreRecognizedOthersRefusedWithAReason) {
 TEST(Rotor, EqualsBruteForceOverSequences) {
   for (int n : {2, 3, 4}) {
     Graph g = tiny_chain(n);
-    rotor::Chain c = baseline_chain(g);
+    hierarchy::Chain c = baseline_chain(g);
     auto seqs = all_sequences(c, 0, n);
     std::vector<std::pair<int64_t, double>> measured;  // (peak, time)
     for (const auto& s : seqs) {
-      SimResult r = simulate(g, rotor::to_schedule(g, c, s));
+      SimResult r = simulate(g, hierarchy::to_schedule(g, c, s));
       ASSERT_TRUE(r.valid) << r.reason;
       measured.emplace_back(r.peak, r.time);
     }
@@ -142,7 +142,7 @@ TEST(Rotor, EqualsBruteForceOverSequences) {
       double best = std::numeric_limits<double>::infinity();
       for (const auto& [peak, time] : measured)
         if (peak <= b) best = std::min(best, time);
-      Plan p = solve_checked(rotor::RotorSolver(), g, b, {});
+      Plan p = solve_checked(RotorSolver(), g, b, {});
       SCOPED_TRACE(::testing::Message() << "n=" << n << " budget " << b << ": " << p.note);
       EXPECT_EQ(p.has_schedule, best < std::numeric_limits<double>::infinity());
       if (p.has_schedule) {
@@ -180,7 +180,7 @@ TEST(Rotor, MatchesTheExactSolverOnSmallChains) {
       int64_t b = lo + i * (base.peak - lo) / 6;
       b -= b % 1000;
       Plan cm = solve_checked(CheckmateSolver(), g, b, opt);
-      Plan ro = solve_checked(rotor::RotorSolver(), g, b, opt);
+      Plan ro = solve_checked(RotorSolver(), g, b, opt);
       SCOPED_TRACE(::testing::Message() << g.name << " budget " << b << ": " << ro.note << " / " << cm.note);
       if (cm.status != PlanStatus::Optimal && cm.status != PlanStatus::Infeasible) continue;
       ++compared;
@@ -210,7 +210,7 @@ TEST(Rotor, MonotoneInTheBudget) {
     double last = std::numeric_limits<double>::infinity();
     for (int i = 0; i <= 30; ++i) {
       int64_t b = base.peak / 5 + i * (base.peak - base.peak / 5) / 25;
-      Plan plan = solve_checked(rotor::RotorSolver(), g, b, {});
+      Plan plan = solve_checked(RotorSolver(), g, b, {});
       EXPECT_EQ(plan.note.find("bug"), std::string::npos) << plan.note;
       double t = time_or_inf(plan);
       EXPECT_LE(t, last + 1e-9) << "budget " << b;
@@ -238,7 +238,7 @@ TEST(Rotor, MultiNodeBlocksFitWithoutRetry) {
     int feasible = 0;
     for (int i = 0; i <= 40; ++i) {  // up to 1.5 x the peak: the accounting is conservative in blocks
       int64_t b = base.peak / 10 + i * (base.peak * 3 / 2 - base.peak / 10) / 40;
-      Plan plan = solve_checked(rotor::RotorSolver(), g, b, {});
+      Plan plan = solve_checked(RotorSolver(), g, b, {});
       EXPECT_EQ(plan.note.find("bug"), std::string::npos) << plan.note;
       double t = time_or_inf(plan);
       EXPECT_LE(t, last + 1e-9 * base.time) << g.name << " budget " << b;
@@ -261,14 +261,14 @@ TEST(Rotor, RockmateOnATransformer) {
   tp.heads = 2;
   tp.vocab = 64;
   Graph g = generate::transformer(tp);
-  const rotor::RockmateSolver rockmate(std::make_shared<CheckmateSolver>());
+  const RockmateSolver rockmate(std::make_shared<CheckmateSolver>());
   ASSERT_FALSE(rockmate.unsupported(g)) << *rockmate.unsupported(g);
   Baseline base = baseline(g);
   SolveOptions opt;
   opt.time_limit = 20;
   for (double f : {0.5, 0.8}) {
     int64_t b = static_cast<int64_t>(f * static_cast<double>(base.peak));
-    Plan ro = solve_checked(rotor::RotorSolver(), g, b, opt);
+    Plan ro = solve_checked(RotorSolver(), g, b, opt);
     Plan rm = solve_checked(rockmate, g, b, opt);
     SCOPED_TRACE(rm.note + " / " + ro.note);
     EXPECT_EQ(ro.note.find("bug"), std::string::npos);
@@ -282,12 +282,12 @@ TEST(Rotor, TableCapsLongChainsAndTimesOut) {
   generate::ChainParams p;
   p.n = 200;
   Graph g = generate::chain(p);
-  rotor::Chain c = baseline_chain(g);
-  rotor::Discretization d = rotor::choose_unit(c, 1000);
+  hierarchy::Chain c = baseline_chain(g);
+  hierarchy::Discretization d = hierarchy::choose_unit(c, 1000);
   EXPECT_LE(static_cast<double>(d.slots) * 201 * 202 / 2, 1.1 * (1 << 25));
   SolveOptions opt;
   opt.time_limit = 1e-6;
-  Plan plan = rotor::solve_chain(g, c, baseline(g).peak / 2, opt);
+  Plan plan = hierarchy::solve_chain(g, c, baseline(g).peak / 2, opt);
   EXPECT_EQ(plan.status, PlanStatus::TimedOut);
   EXPECT_FALSE(plan.has_schedule);
 }

@@ -20,7 +20,7 @@
 // counted from before its first write to after its last read, so the schedule that frees everything
 // right after its last use (insert_frees) never holds more: the accounting bounds the simulator's.
 // Limit (Rotor's): schedules are persistent. Checkmate may beat it by keeping a block's saved bytes
-// while dropping its input, which the block before recomputes anyway (tests/solvers/rotor).
+// while dropping its input, which the block before recomputes anyway (tests/hierarchy/test_rotor.cpp).
 //
 // Memory unit: every byte count is rounded UP to whole units and the budget DOWN, so a plan the DP
 // accepts fits in bytes. The unit is chosen from the chain alone (choose_unit), never from the budget,
@@ -31,16 +31,16 @@
 #include <optional>
 #include <vector>
 
-#include "hiremate/solvers/rotor/chain.h"
+#include "hiremate/hierarchy/chain.h"
 
-namespace hiremate::rotor {
+namespace hiremate::hierarchy {
 
-struct Item {
+struct ChainStep {
   enum class Kind { FastForward, Forward, Backward, Loss };
   Kind kind = Kind::Loss;
   int block = -1;
   int option = -1;  // Forward / Backward
-  bool operator==(const Item& o) const { return kind == o.kind && block == o.block && option == o.option; }
+  bool operator==(const ChainStep& o) const { return kind == o.kind && block == o.block && option == o.option; }
 };
 
 struct Discretization {
@@ -54,10 +54,10 @@ struct Discretization {
 // coarsens the unit of long chains.
 Discretization choose_unit(const Chain& chain, int64_t max_slots);
 
-class Table {
+class RotorTable {
  public:
   // Fills Opt for every m in 0..m_max; stops early (timed_out()) past `deadline`.
-  Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::steady_clock::time_point deadline);
+  RotorTable(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::steady_clock::time_point deadline);
   bool timed_out() const { return timed_out_; }
   int64_t m_max() const { return m_max_; }
   // Opt(0, L, m): +infinity when no schedule fits m units.
@@ -65,7 +65,7 @@ class Table {
   // The smallest m <= m_max with a finite time, if any.
   std::optional<int64_t> least_feasible() const;
   // The optimal sequence for m units (finite time(m) required).
-  std::vector<Item> sequence(int64_t m) const;
+  std::vector<ChainStep> sequence(int64_t m) const;
 
  private:
   size_t row(int a, int b) const { return (offset_[a] + static_cast<size_t>(b - a)) * static_cast<size_t>(m_max_ + 1); }
@@ -82,7 +82,7 @@ class Table {
   FullSave full_save(int a, int b, size_t k) const;
   void next_checkpoint(int a, int b, int j, Checkpoint& cp) const;
   bool forward_useless(int a, int b, int k) const;
-  void expand(int a, int b, int64_t m, std::vector<Item>& out) const;
+  void expand(int a, int b, int64_t m, std::vector<ChainStep>& out) const;
 
   const Chain* chain_;
   int L_ = 0;
@@ -97,6 +97,6 @@ class Table {
 };
 
 // The schedule of a sequence: the items' compute ops (and the loss marker) with insert_frees.
-Schedule to_schedule(const Graph& g, const Chain& chain, const std::vector<Item>& items);
+Schedule to_schedule(const Graph& g, const Chain& chain, const std::vector<ChainStep>& items);
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate::hierarchy

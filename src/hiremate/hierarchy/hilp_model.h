@@ -11,6 +11,8 @@
 //   U[t,k]     memory while k runs in stage t, HANs and kept bytes, overheads on top (continuous).
 // Grads are produced by backwards that run once, so they are resident from their first producer to
 // their last user: a constant per stage.
+// The rows that only read the stage tables (need, carry, FREE, memory) are RK-Checkmate's too and are
+// built once, in stage_milp/stage_vars.h; this model adds the choices, their ties and kept bytes.
 //
 // Memory is conservative where the level above cannot see inside a choice (accurate_mem off, §5.5):
 // a sub-cluster's interface inputs and outputs count as resident for its whole step, and its
@@ -25,10 +27,10 @@
 #include <string>
 
 #include "hiremate/schedule/simulate.h"
-#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/hierarchy/hgraph.h"
 #include "hiremate/solvers/solver.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct HilpOptions {
   double time_limit = 10;  // seconds, for CBC
@@ -56,4 +58,4 @@ struct HilpResult {
 // simulated schedule, under both budgets, or none.
 HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

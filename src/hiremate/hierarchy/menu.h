@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "hiremate/solvers/hilp/cluster_graph.h"
-#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/hierarchy/cluster_problem.h"
+#include "hiremate/hierarchy/option.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct MenuOptions {
   // Bottom solvers run on the grid (rockmate's: checkmate); none: the baselines alone.
@@ -46,7 +46,7 @@ struct Menu {
 };
 
 // BadInput for a missing (null) solver, a non-positive grid size or time limit.
-Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt);
+Menu build_menu(const ClusterProblem& cg, const MenuOptions& opt);
 
 // Deduplicates and Pareto-prunes as described above; options whose solver is "autograd" or
 // "recompute_all" are never removed. Keeps the input order otherwise. Exposed for tests.
@@ -65,4 +65,4 @@ size_t option_quota(size_t cluster_size, size_t parent_size, size_t total_cap = 
 // The result keeps the input order.
 std::vector<Option> select_options(std::vector<Option> options, size_t quota);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

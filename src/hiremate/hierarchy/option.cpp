@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/hierarchy/option.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/solvers/baselines.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -17,13 +17,13 @@ size_t loss_index(const Schedule& s) {
   return s.ops.size();
 }
 
-Op to_parent(const ClusterGraph& cg, const Op& op) {
+Op to_parent(const ClusterProblem& cg, const Op& op) {
   Op r = op;
   r.node = op.kind == Op::Kind::Compute ? cg.compute_to_parent.at(op.node) : cg.data_to_parent.at(op.node);
   return r;
 }
 
-Op from_parent(const ClusterGraph& cg, const Op& op) {
+Op from_parent(const ClusterProblem& cg, const Op& op) {
   Op r = op;
   r.node = op.kind == Op::Kind::Compute ? cg.compute_of(op.node) : cg.data_of(op.node);
   if (r.node == kNone)
@@ -48,7 +48,7 @@ SimResult simulate_prefix(const Graph& g, const Schedule& s, size_t end) {
 
 }  // namespace
 
-Option make_option(const ClusterGraph& cg, const Schedule& s, const std::string& solver,
+Option make_option(const ClusterProblem& cg, const Schedule& s, const std::string& solver,
                    std::optional<int64_t> budget) {
   SimResult full = simulate(cg.graph, s);
   if (!full.valid)
@@ -97,22 +97,22 @@ Option make_option(const ClusterGraph& cg, const Schedule& s, const std::string&
   return o;
 }
 
-Option make_option(const ClusterGraph& cg, const Plan& plan) {
+Option make_option(const ClusterProblem& cg, const Plan& plan) {
   if (!plan.has_schedule)
     throw BadInput(fmt::format("the {} plan for '{}' has no schedule ({}): no option", plan.solver,
                                cg.graph.name, to_string(plan.status)));
   return make_option(cg, plan.schedule, plan.solver, plan.budget);
 }
 
-Option autograd_option(const ClusterGraph& cg) {
+Option autograd_option(const ClusterProblem& cg) {
   return make_option(cg, keep_all_schedule(cg.graph), "autograd");
 }
 
-Option recompute_all_option(const ClusterGraph& cg) {
+Option recompute_all_option(const ClusterProblem& cg) {
   return make_option(cg, recompute_all_schedule(cg.graph), "recompute_all");
 }
 
-Schedule cluster_schedule(const ClusterGraph& cg, const Option& o) {
+Schedule cluster_schedule(const ClusterProblem& cg, const Option& o) {
   Schedule s;
   for (const Op& op : o.fwd_ops) s.ops.push_back(from_parent(cg, op));
   s.ops.push_back(Op::loss_marker(cg.graph.loss));
@@ -120,7 +120,7 @@ Schedule cluster_schedule(const ClusterGraph& cg, const Option& o) {
   return s;
 }
 
-FastForward fast_forward(const ClusterGraph& cg) {
+FastForward fast_forward(const ClusterProblem& cg) {
   Schedule s = recompute_all_schedule(cg.graph);
   const size_t L = loss_index(s);
   HM_ASSERT(L < s.ops.size(), "the recompute-all schedule has a loss marker");
@@ -140,4 +140,4 @@ FastForward fast_forward(const Graph& g, NodeId forward) {
   return {{Op::compute(forward, false)}, node.time, node.overhead};
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

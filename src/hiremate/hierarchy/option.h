@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "hiremate/schedule/schedule.h"
-#include "hiremate/solvers/hilp/cluster_graph.h"
-#include "hiremate/solvers/hilp/correction.h"
+#include "hiremate/hierarchy/cluster_problem.h"
+#include "hiremate/hierarchy/correction.h"
 #include "hiremate/solvers/solver.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct Option {
   // The cluster schedule split at its loss marker (excluded), in PARENT ids. The ops are the cluster
@@ -43,19 +43,19 @@ struct Option {
 
 // Simulates `cluster_schedule` (in the cluster graph's ids) and derives the option. A schedule the
 // simulator refuses (invalid, incomplete, no loss marker) is a BadInput giving its reason.
-Option make_option(const ClusterGraph& cg, const Schedule& cluster_schedule, const std::string& solver,
+Option make_option(const ClusterProblem& cg, const Schedule& cluster_schedule, const std::string& solver,
                    std::optional<int64_t> budget = std::nullopt);
 // The option of a solver's plan on cg.graph; BadInput when the plan has no schedule.
-Option make_option(const ClusterGraph& cg, const Plan& plan);
+Option make_option(const ClusterProblem& cg, const Plan& plan);
 
 // The two baselines every cluster offers (§4.1): keep_all_schedule and recompute_all_schedule of the
 // cluster graph.
-Option autograd_option(const ClusterGraph& cg);
-Option recompute_all_option(const ClusterGraph& cg);
+Option autograd_option(const ClusterProblem& cg);
+Option recompute_all_option(const ClusterProblem& cg);
 
 // The cluster schedule an option stands for, back in the cluster graph's ids (the loss marker between
 // the halves). Simulating it reproduces the option's numbers.
-Schedule cluster_schedule(const ClusterGraph& cg, const Option& o);
+Schedule cluster_schedule(const ClusterProblem& cg, const Option& o);
 
 // The fast-forward (ff) choice of a forward HCN (§4.1): run the forward keeping no phantoms.
 struct FastForward {
@@ -64,9 +64,9 @@ struct FastForward {
   int64_t overhead = 0;  // max during(i) over the ops, minus save(end) (internal bytes still held)
 };
 // A cluster's: the forward half of its recompute-all schedule, measured by simulation.
-FastForward fast_forward(const ClusterGraph& cg);
+FastForward fast_forward(const ClusterProblem& cg);
 // A single forward node's (an HCN without a sub-cluster): the node alone, without phantoms; its time
 // and overhead are the node's own (nothing internal is left to simulate).
 FastForward fast_forward(const Graph& g, NodeId forward);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,6 @@
-// One cluster as a standalone training Graph: HiRemate's sub-problem (research/hiremate.md §4.2, §6.3).
+// One cluster as a standalone training Graph: HiRemate's sub-problem (research/hiremate.md §4.2, §6.3),
+// which any bottom solver can plan like a whole graph. (Not partition::ClusterGraph, the partitioners'
+// view of a cluster's forward units.)
 //
 // The extracted graph holds the cluster's forward and backward compute nodes with the data, grads and
 // phantoms they touch, and a synthetic loss:
@@ -21,9 +23,9 @@
 #include "hiremate/graph/graph.h"
 #include "hiremate/partition/cluster.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
-struct ClusterGraph {
+struct ClusterProblem {
   Graph graph;                          // finalized training graph of the cluster
   std::vector<NodeId> compute_to_parent;  // per compute node; kNone for the synthetic loss
   std::vector<NodeId> data_to_parent;     // per data node
@@ -43,6 +45,6 @@ struct ClusterGraph {
 };
 
 // Throws BadInput when the cluster is not a set of units of `g` (e.g. a backward without its forward).
-ClusterGraph extract(const Graph& g, const partition::Cluster& c);
+ClusterProblem extract(const Graph& g, const partition::Cluster& c);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/rotor/dp.h"
+#include "hiremate/hierarchy/rotor_dp.h"
 
 // The table's inner loops (a min over memory slots) vectorize; -O2 alone does not (25 % faster).
 #if defined(__GNUC__) && !defined(__clang__)
@@ -11,7 +11,7 @@
 
 #include "hiremate/common/error.h"
 
-namespace hiremate::rotor {
+namespace hiremate::hierarchy {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -53,7 +53,7 @@ Discretization choose_unit(const Chain& chain, int64_t max_slots) {
   return d;
 }
 
-Table::Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::steady_clock::time_point deadline)
+RotorTable::RotorTable(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::steady_clock::time_point deadline)
     : chain_(&chain), L_(static_cast<int>(chain.blocks.size())), m_max_(std::max<int64_t>(0, m_max)) {
   HM_ASSERT(unit > 0 && L_ > 0, "a chain of blocks and a positive unit");
   auto u = [&](int64_t bytes) { return ceil_div(bytes, unit); };
@@ -90,7 +90,7 @@ Table::Table(const Chain& chain, int64_t unit, int64_t m_max, std::chrono::stead
 // checkpoints at j = a+1..b. fill() takes their minimum for every m at once; expand() re-evaluates
 // them for one m and takes the first equal to the stored minimum (same arithmetic, same bits), so no
 // arg-min table is kept.
-void Table::fill(int a, int b) {
+void RotorTable::fill(int a, int b) {
   double* val = &value_[row(a, b)];
   const int64_t M = m_max_;
   if (a == L_) {  // the loss
@@ -115,7 +115,7 @@ void Table::fill(int a, int b) {
   }
 }
 
-Table::FullSave Table::full_save(int a, int b, size_t k) const {
+RotorTable::FullSave RotorTable::full_save(int a, int b, size_t k) const {
   const BlockOption& o = chain_->blocks[a].options[k];
   const int64_t xa = a > 0 ? x_[a - 1] : 0;  // x_{a-1}
   const int64_t gb = b < L_ ? gout_[b] : 0;  // g_b, resident from the start when b < L
@@ -131,7 +131,7 @@ Table::FullSave Table::full_save(int a, int b, size_t k) const {
   return f;
 }
 
-void Table::next_checkpoint(int a, int b, int j, Checkpoint& cp) const {
+void RotorTable::next_checkpoint(int a, int b, int j, Checkpoint& cp) const {
   const int l = j - 1;  // the block fast-forwarded last
   cp.xa = a > 0 ? x_[a - 1] : 0;
   const int64_t gb = b < L_ ? gout_[b] : 0;
@@ -140,27 +140,27 @@ void Table::next_checkpoint(int a, int b, int j, Checkpoint& cp) const {
   cp.time += chain_->blocks[l].ff_time;
 }
 
-bool Table::forward_useless(int a, int b, int k) const {
+bool RotorTable::forward_useless(int a, int b, int k) const {
   return a == b && mem_[a][k] == 0 && chain_->blocks[a].options[k].mem == 0 &&
          !chain_->blocks[a].options[k].needs_output;
 }
 
-double Table::time(int64_t m) const {
+double RotorTable::time(int64_t m) const {
   if (m < 0) return kInf;
   return value_[row(0, L_) + static_cast<size_t>(std::min(m, m_max_))];
 }
 
-std::optional<int64_t> Table::least_feasible() const {
+std::optional<int64_t> RotorTable::least_feasible() const {
   for (int64_t m = 0; m <= m_max_; ++m)
     if (time(m) < kInf) return m;
   return std::nullopt;
 }
 
-void Table::expand(int a, int b, int64_t m, std::vector<Item>& out) const {
+void RotorTable::expand(int a, int b, int64_t m, std::vector<ChainStep>& out) const {
   const double v = value_[row(a, b) + static_cast<size_t>(m)];
   HM_ASSERT(v < kInf, "expanding an infeasible state");
   if (a == L_) {
-    out.push_back({Item::Kind::Loss, -1, -1});
+    out.push_back({ChainStep::Kind::Loss, -1, -1});
     return;
   }
   for (size_t k = 0; k < chain_->blocks[a].options.size(); ++k) {
@@ -169,9 +169,9 @@ void Table::expand(int a, int b, int64_t m, std::vector<Item>& out) const {
     double c = a < b ? f.time + value_[row(a + 1, b) + static_cast<size_t>(m - f.held)] : f.time;
     if (c != v) continue;
     const int opt = static_cast<int>(k);
-    if (!f.skip_forward) out.push_back({Item::Kind::Forward, a, opt});
+    if (!f.skip_forward) out.push_back({ChainStep::Kind::Forward, a, opt});
     if (a < b) expand(a + 1, b, m - f.held, out);
-    out.push_back({Item::Kind::Backward, a, opt});
+    out.push_back({ChainStep::Kind::Backward, a, opt});
     return;
   }
   Checkpoint cp;
@@ -180,7 +180,7 @@ void Table::expand(int a, int b, int64_t m, std::vector<Item>& out) const {
     if (m < cp.lo) continue;
     double c = cp.time + value_[row(j, b) + static_cast<size_t>(m - cp.xa)] + value_[row(a, j - 1) + static_cast<size_t>(m)];
     if (c != v) continue;
-    for (int l = a; l < j; ++l) out.push_back({Item::Kind::FastForward, l, -1});
+    for (int l = a; l < j; ++l) out.push_back({ChainStep::Kind::FastForward, l, -1});
     expand(j, b, m - cp.xa, out);
     expand(a, j - 1, m, out);
     return;
@@ -188,27 +188,27 @@ void Table::expand(int a, int b, int64_t m, std::vector<Item>& out) const {
   HM_ASSERT(false, "no candidate reproduces the table's minimum");
 }
 
-std::vector<Item> Table::sequence(int64_t m) const {
+std::vector<ChainStep> RotorTable::sequence(int64_t m) const {
   m = std::min(m, m_max_);
-  std::vector<Item> out;
+  std::vector<ChainStep> out;
   expand(0, L_, m, out);
   return out;
 }
 
-Schedule to_schedule(const Graph& g, const Chain& chain, const std::vector<Item>& items) {
+Schedule to_schedule(const Graph& g, const Chain& chain, const std::vector<ChainStep>& items) {
   std::vector<Op> ops;
-  for (const Item& it : items) {
+  for (const ChainStep& it : items) {
     switch (it.kind) {
-      case Item::Kind::Loss: ops.push_back(Op::loss_marker(chain.loss)); break;
-      case Item::Kind::FastForward: {
+      case ChainStep::Kind::Loss: ops.push_back(Op::loss_marker(chain.loss)); break;
+      case ChainStep::Kind::FastForward: {
         const auto& v = chain.blocks.at(it.block).ff_ops;
         ops.insert(ops.end(), v.begin(), v.end());
         break;
       }
-      case Item::Kind::Forward:
-      case Item::Kind::Backward: {
+      case ChainStep::Kind::Forward:
+      case ChainStep::Kind::Backward: {
         const BlockOption& o = chain.blocks.at(it.block).options.at(it.option);
-        const auto& v = it.kind == Item::Kind::Forward ? o.fwd_ops : o.bwd_ops;
+        const auto& v = it.kind == ChainStep::Kind::Forward ? o.fwd_ops : o.bwd_ops;
         ops.insert(ops.end(), v.begin(), v.end());
         break;
       }
@@ -217,4 +217,4 @@ Schedule to_schedule(const Graph& g, const Chain& chain, const std::vector<Item>
   return insert_frees(g, ops);
 }
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate::hierarchy

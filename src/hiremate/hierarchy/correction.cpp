@@ -1,10 +1,10 @@
-#include "hiremate/solvers/hilp/correction.h"
+#include "hiremate/hierarchy/correction.h"
 
 #include <algorithm>
 
 #include "hiremate/common/error.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -29,7 +29,7 @@ std::vector<NodeId> merged(std::vector<NodeId> a, const std::vector<NodeId>& b) 
   return a;
 }
 
-void half(const ClusterGraph& cg, const Schedule& s, const SimResult& inner, size_t first, size_t end,
+void half(const ClusterProblem& cg, const Schedule& s, const SimResult& inner, size_t first, size_t end,
           const std::vector<NodeId>& ins, const std::vector<NodeId>& outs, std::vector<Correction>& out) {
   struct Tracked {
     NodeId id;
@@ -59,7 +59,7 @@ void half(const ClusterGraph& cg, const Schedule& s, const SimResult& inner, siz
 
 }  // namespace
 
-Corrections make_corrections(const ClusterGraph& cg, const Schedule& s, size_t loss, const SimResult& inner,
+Corrections make_corrections(const ClusterProblem& cg, const Schedule& s, size_t loss, const SimResult& inner,
                              const std::vector<NodeId>& dep_interfaces_data) {
   HM_ASSERT(loss < s.ops.size() && inner.timeline.size() == s.ops.size(), "a valid schedule and its simulation");
   const partition::Interface& in = cg.interface;
@@ -69,4 +69,4 @@ Corrections make_corrections(const ClusterGraph& cg, const Schedule& s, size_t l
   return r;
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/cluster_graph.h"
+#include "hiremate/hierarchy/cluster_problem.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "hiremate/common/error.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 NodeId lookup(const std::unordered_map<NodeId, NodeId>& m, NodeId parent) {
@@ -23,18 +23,18 @@ std::string unique_loss_name(const Graph& g) {
 }
 }  // namespace
 
-NodeId ClusterGraph::compute_of(NodeId parent) const { return lookup(compute_from_parent, parent); }
-NodeId ClusterGraph::data_of(NodeId parent) const { return lookup(data_from_parent, parent); }
+NodeId ClusterProblem::compute_of(NodeId parent) const { return lookup(compute_from_parent, parent); }
+NodeId ClusterProblem::data_of(NodeId parent) const { return lookup(data_from_parent, parent); }
 
-Graph ClusterGraph::interior() const {
+Graph ClusterProblem::interior() const {
   Graph g = graph;
   for (size_t d = 0; d < g.data.size(); ++d)
     if (is_interface[d]) g.data[d].bytes = 0;
   return g;
 }
 
-ClusterGraph extract(const Graph& g, const partition::Cluster& c) {
-  ClusterGraph out;
+ClusterProblem extract(const Graph& g, const partition::Cluster& c) {
+  ClusterProblem out;
   Graph& cg = out.graph;
   cg.name = fmt::format("{}/cluster{}", g.name, c.id);
   cg.time_unit = g.time_unit;
@@ -125,4 +125,4 @@ ClusterGraph extract(const Graph& g, const partition::Cluster& c) {
   return out;
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/menu.h"
+#include "hiremate/hierarchy/menu.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/schedule/min_budget.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -69,7 +69,7 @@ std::vector<Option> prune_options(std::vector<Option> options) {
   return out;
 }
 
-Menu build_menu(const ClusterGraph& cg, const MenuOptions& opt) {
+Menu build_menu(const ClusterProblem& cg, const MenuOptions& opt) {
   if (opt.peak_points < 1 || opt.save_points < 1)
     throw BadInput(fmt::format("menu: peak_points ({}) and save_points ({}) must be at least 1", opt.peak_points,
                                opt.save_points));
@@ -189,4 +189,4 @@ std::vector<Option> select_options(std::vector<Option> options, size_t quota) {
   return out;
 }
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

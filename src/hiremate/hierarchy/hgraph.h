@@ -21,9 +21,9 @@
 #include "hiremate/graph/graph.h"
 #include "hiremate/partition/cluster.h"
 #include "hiremate/schedule/schedule.h"
-#include "hiremate/solvers/hilp/option.h"
+#include "hiremate/hierarchy/option.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct HChoice {
   std::string name;        // "keep", "ff", or the option's solver and index
@@ -77,4 +77,4 @@ Option remap(const Option& o, const IdMap& fc, const IdMap& fd);
 FastForward remap(const FastForward& f, const IdMap& fc);  // keeps the compute ops only
 partition::Interface remap(const partition::Interface& in, const IdMap& fd);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,4 +1,4 @@
-#include "hiremate/solvers/rotor/rotor.h"
+#include "hiremate/hierarchy/rotor.h"
 
 #include <fmt/format.h>
 
@@ -7,24 +7,24 @@
 #include <cmath>
 
 #include "hiremate/common/error.h"
-#include "hiremate/solvers/hilp/menu.h"
-#include "hiremate/solvers/rotor/dp.h"
+#include "hiremate/hierarchy/menu.h"
+#include "hiremate/hierarchy/rotor_dp.h"
 
-namespace hiremate::rotor {
+namespace hiremate {
 
 namespace {
 using Clock = std::chrono::steady_clock;
 
 std::optional<std::string> not_a_chain(const Graph& g) {
   std::string why;
-  if (chain_clusters(g, &why)) return std::nullopt;
+  if (hierarchy::chain_clusters(g, &why)) return std::nullopt;
   return "the graph is not a chain of blocks: " + why;
 }
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
-Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const SolveOptions& opt,
+Plan hierarchy::solve_chain(const Graph& g, const Chain& chain, int64_t budget, const SolveOptions& opt,
                  const RotorConfig& cfg) {
   auto start = Clock::now();
   Plan plan;
@@ -43,7 +43,7 @@ Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const Solve
   // Budgets past `slots` units change nothing: the table stops there.
   int64_t m = std::min(avail / d.unit, d.slots);
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_limit));
-  Table table(chain, d.unit, m, deadline);
+  RotorTable table(chain, d.unit, m, deadline);
   if (table.timed_out()) {
     plan.status = PlanStatus::TimedOut;
     plan.note = fmt::format("the DP table ({} slots) was not filled within {} s; {}", m, opt.time_limit, about);
@@ -91,17 +91,17 @@ Plan solve_chain(const Graph& g, const Chain& chain, int64_t budget, const Solve
 std::optional<std::string> RotorSolver::unsupported(const Graph& g) const { return not_a_chain(g); }
 
 Plan RotorSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  Chain chain = make_chain(g, [](const hilp::ClusterGraph& cg) {
-    return std::vector<hilp::Option>{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+  hierarchy::Chain chain = hierarchy::make_chain(g, [](const hierarchy::ClusterProblem& cg) {
+    return std::vector<hierarchy::Option>{hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
   });
-  return solve_chain(g, chain, budget, opt, cfg_);
+  return hierarchy::solve_chain(g, chain, budget, opt, cfg_);
 }
 
 std::optional<std::string> RockmateSolver::unsupported(const Graph& g) const { return not_a_chain(g); }
 
 Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
   auto start = Clock::now();
-  hilp::MenuOptions mo;
+  hierarchy::MenuOptions mo;
   mo.solvers = {bottom_};
   mo.threads = opt.threads;
   mo.verbose = opt.verbose;
@@ -110,19 +110,19 @@ Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   mo.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_limit / 2));
   int solves = 0, skipped = 0;
   size_t failed = 0;
-  Chain chain = make_chain(g, [&](const hilp::ClusterGraph& cg) {
+  hierarchy::Chain chain = hierarchy::make_chain(g, [&](const hierarchy::ClusterProblem& cg) {
     if (seconds_since(start) > opt.time_limit / 2) {
       ++skipped;
-      return std::vector<hilp::Option>{hilp::autograd_option(cg), hilp::recompute_all_option(cg)};
+      return std::vector<hierarchy::Option>{hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
     }
-    hilp::Menu menu = hilp::build_menu(cg, mo);
+    hierarchy::Menu menu = hierarchy::build_menu(cg, mo);
     solves += menu.solves;
     failed += menu.notes.size();
     return menu.options;
   });
   SolveOptions dp = opt;
   dp.time_limit = std::max(0.05, opt.time_limit - seconds_since(start));
-  Plan plan = solve_chain(g, chain, budget, dp, cfg_);
+  Plan plan = hierarchy::solve_chain(g, chain, budget, dp, cfg_);
   std::string menus = fmt::format("menus: {} {} solves ({} without a plan) in {:.2f} s", solves, bottom_->name(),
                                   failed, seconds_since(start));
   if (skipped) menus += fmt::format(", {} blocks past half the time limit offer the baselines only", skipped);
@@ -130,4 +130,4 @@ Plan RockmateSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   return plan;
 }
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate

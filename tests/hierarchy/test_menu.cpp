@@ -1,4 +1,4 @@
-#include "hiremate/solvers/hilp/menu.h"
+#include "hiremate/hierarchy/menu.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include "hiremate/graph/generate.h"
 #include "hiremate/planner/registry.h"
 #include "hiremate/schedule/simulate.h"
-#include "solvers/hilp/cluster_support.h"
+#include "hierarchy/cluster_support.h"
 
 using namespace hiremate;
 using hiremate::testing::cluster_of;
@@ -17,7 +17,7 @@ namespace {
 
 // The middle four layers of a 6-layer chain with sizes 1000, 2000, 3000, ...: input and output data
 // on both sides, internal data to keep or recompute.
-hilp::ClusterGraph middle_of_chain() {
+hierarchy::ClusterProblem middle_of_chain() {
   static const Graph g = [] {
     generate::ChainParams p;
     p.n = 6;
@@ -28,14 +28,14 @@ hilp::ClusterGraph middle_of_chain() {
   std::vector<NodeId> forwards;
   for (NodeId k : g.order)
     if (g.compute[k].kind == ComputeKind::Forward) forwards.push_back(k);
-  return hilp::extract(g, cluster_of(g, std::vector<NodeId>(forwards.begin() + 1, forwards.end() - 1)));
+  return hierarchy::extract(g, cluster_of(g, std::vector<NodeId>(forwards.begin() + 1, forwards.end() - 1)));
 }
 
-double time_of(const hilp::Option& o) { return o.fwd_time + o.bwd_time; }
+double time_of(const hierarchy::Option& o) { return o.fwd_time + o.bwd_time; }
 
-hilp::Option fake(const std::string& solver, double time, int64_t mem, int64_t fwd_overhead = 0,
+hierarchy::Option fake(const std::string& solver, double time, int64_t mem, int64_t fwd_overhead = 0,
                   int64_t bwd_overhead = 0) {
-  hilp::Option o;
+  hierarchy::Option o;
   o.solver = solver;
   o.fwd_time = time;
   o.mem = mem;
@@ -47,13 +47,13 @@ hilp::Option fake(const std::string& solver, double time, int64_t mem, int64_t f
 }  // namespace
 
 TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
-  hilp::ClusterGraph cg = middle_of_chain();
-  hilp::MenuOptions mo;
+  hierarchy::ClusterProblem cg = middle_of_chain();
+  hierarchy::MenuOptions mo;
   mo.solvers = {make_solver("checkmate")};
   mo.peak_points = 3;
   mo.save_points = 3;
   mo.time_limit = 10;
-  hilp::Menu menu = hilp::build_menu(cg, mo);
+  hierarchy::Menu menu = hierarchy::build_menu(cg, mo);
   EXPECT_GT(menu.solves, 0);
   EXPECT_LE(menu.solves, 9);
   ASSERT_GE(menu.options.size(), 3u) << "the grid should add options between the baselines";
@@ -61,10 +61,10 @@ TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
   EXPECT_EQ(menu.options[1].solver, "recompute_all");
   size_t from_solver = 0;
   for (size_t i = 0; i < menu.options.size(); ++i) {
-    const hilp::Option& a = menu.options[i];
+    const hierarchy::Option& a = menu.options[i];
     from_solver += a.solver == "checkmate";
     // Every number is the simulator's on the op lists.
-    Schedule s = hilp::cluster_schedule(cg, a);
+    Schedule s = hierarchy::cluster_schedule(cg, a);
     SimResult full = simulate(cg.graph, s), inner = simulate(cg.interior(), s);
     ASSERT_TRUE(full.valid && inner.valid) << full.reason;
     EXPECT_EQ(full.peak, a.peak);
@@ -76,7 +76,7 @@ TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
     }
     for (size_t j = 0; j < menu.options.size(); ++j) {
       if (i == j) continue;
-      const hilp::Option& b = menu.options[j];
+      const hierarchy::Option& b = menu.options[j];
       bool baselines = j < 2 && i < 2;
       if (!baselines) {
         EXPECT_FALSE(std::abs(time_of(a) - time_of(b)) < 1e-9 && a.mem == b.mem) << i << " " << j;
@@ -99,30 +99,30 @@ TEST(HilpMenu, ParetoDeduplicatedBaselinesIncludedAndMeasured) {
 }
 
 TEST(HilpMenu, RefusesBadOptions) {
-  hilp::ClusterGraph cg = middle_of_chain();
-  hilp::MenuOptions mo;
+  hierarchy::ClusterProblem cg = middle_of_chain();
+  hierarchy::MenuOptions mo;
   EXPECT_THROW(make_solver("no_such_solver"), BadInput);  // names are resolved by the registry now
   mo.solvers = {nullptr};
-  EXPECT_THROW(hilp::build_menu(cg, mo), BadInput);
+  EXPECT_THROW(hierarchy::build_menu(cg, mo), BadInput);
   mo = {};
   mo.peak_points = 0;
-  EXPECT_THROW(hilp::build_menu(cg, mo), BadInput);
+  EXPECT_THROW(hierarchy::build_menu(cg, mo), BadInput);
   mo = {};
   mo.time_limit = 0;
-  EXPECT_THROW(hilp::build_menu(cg, mo), BadInput);
+  EXPECT_THROW(hierarchy::build_menu(cg, mo), BadInput);
 }
 
 TEST(HilpMenu, BaselinesAloneWithoutSolvers) {
-  hilp::ClusterGraph cg = middle_of_chain();
-  hilp::MenuOptions mo;
+  hierarchy::ClusterProblem cg = middle_of_chain();
+  hierarchy::MenuOptions mo;
   mo.solvers = {};
-  hilp::Menu menu = hilp::build_menu(cg, mo);
+  hierarchy::Menu menu = hierarchy::build_menu(cg, mo);
   EXPECT_EQ(menu.solves, 0);
   ASSERT_EQ(menu.options.size(), 2u);
 }
 
 TEST(HilpMenu, PruneKeepsBaselinesDropsDuplicatesAndDominated) {
-  std::vector<hilp::Option> in{
+  std::vector<hierarchy::Option> in{
       fake("autograd", 10, 100), fake("recompute_all", 20, 0),
       fake("checkmate", 20, 0),        // duplicate of recompute_all
       fake("checkmate", 12, 50),       // kept
@@ -131,7 +131,7 @@ TEST(HilpMenu, PruneKeepsBaselinesDropsDuplicatesAndDominated) {
       fake("checkmate", 15, 40, 100),  // kept: less memory though a higher forward peak
       fake("checkmate", 15, 40, 100),  // duplicate of the previous
   };
-  auto out = hilp::prune_options(in);
+  auto out = hierarchy::prune_options(in);
   ASSERT_EQ(out.size(), 4u);
   EXPECT_EQ(out[0].solver, "autograd");
   EXPECT_EQ(out[1].solver, "recompute_all");
@@ -139,29 +139,29 @@ TEST(HilpMenu, PruneKeepsBaselinesDropsDuplicatesAndDominated) {
   EXPECT_EQ(out[2].bwd_overhead, 0);
   EXPECT_EQ(out[3].mem, 40);
   // A baseline stays even when dominated.
-  auto kept = hilp::prune_options({fake("recompute_all", 20, 10), fake("checkmate", 5, 0)});
+  auto kept = hierarchy::prune_options({fake("recompute_all", 20, 10), fake("checkmate", 5, 0)});
   EXPECT_EQ(kept.size(), 2u);
   // Needing fewer interfaces is an advantage: neither dominates.
-  hilp::Option x = fake("checkmate", 10, 10), y = fake("checkmate", 11, 10);
+  hierarchy::Option x = fake("checkmate", 10, 10), y = fake("checkmate", 11, 10);
   x.dep_interfaces_data = {3, 4};
   y.dep_interfaces_data = {3};
-  EXPECT_EQ(hilp::prune_options({x, y}).size(), 2u);
+  EXPECT_EQ(hierarchy::prune_options({x, y}).size(), 2u);
 }
 
 TEST(HilpMenu, QuotaIsProportionalToSize) {
-  EXPECT_EQ(hilp::option_quota(10, 40), 25u);
-  EXPECT_EQ(hilp::option_quota(1, 1000), 1u);  // at least one
-  EXPECT_EQ(hilp::option_quota(3, 7, 10), 4u);
-  EXPECT_EQ(hilp::option_quota(5, 5, 100), 100u);
-  EXPECT_THROW(hilp::option_quota(1, 0), BadInput);
-  EXPECT_THROW(hilp::option_quota(6, 5), BadInput);
+  EXPECT_EQ(hierarchy::option_quota(10, 40), 25u);
+  EXPECT_EQ(hierarchy::option_quota(1, 1000), 1u);  // at least one
+  EXPECT_EQ(hierarchy::option_quota(3, 7, 10), 4u);
+  EXPECT_EQ(hierarchy::option_quota(5, 5, 100), 100u);
+  EXPECT_THROW(hierarchy::option_quota(1, 0), BadInput);
+  EXPECT_THROW(hierarchy::option_quota(6, 5), BadInput);
 }
 
 TEST(HilpMenu, SelectKeepsTheExtremesAndTheQuota) {
-  std::vector<hilp::Option> in;
+  std::vector<hierarchy::Option> in;
   for (int i = 0; i < 11; ++i) in.push_back(fake("checkmate", 10 + i, 100 - 10 * i));  // mem 100, 90, ..., 0
   for (size_t q = 1; q <= 12; ++q) {
-    auto out = hilp::select_options(in, q);
+    auto out = hierarchy::select_options(in, q);
     EXPECT_EQ(out.size(), std::min<size_t>(q, in.size()));
     if (q == 1) {
       EXPECT_EQ(out[0].mem, 100);  // the fastest
@@ -172,15 +172,15 @@ TEST(HilpMenu, SelectKeepsTheExtremesAndTheQuota) {
     for (size_t i = 1; i < out.size(); ++i) EXPECT_LT(out[i].mem, out[i - 1].mem);
   }
   // Three: the middle is the farthest from both extremes.
-  auto three = hilp::select_options(in, 3);
+  auto three = hierarchy::select_options(in, 3);
   EXPECT_EQ(three[1].mem, 50);
   // Duplicated mem values: sampling stops when only distance-0 options are left.
-  std::vector<hilp::Option> dup{fake("a", 1, 10), fake("b", 2, 10), fake("c", 3, 0), fake("d", 4, 0)};
-  auto two = hilp::select_options(dup, 4);
+  std::vector<hierarchy::Option> dup{fake("a", 1, 10), fake("b", 2, 10), fake("c", 3, 0), fake("d", 4, 0)};
+  auto two = hierarchy::select_options(dup, 4);
   EXPECT_EQ(two.size(), 4u);  // within quota: everything
-  auto capped = hilp::select_options(dup, 3);
+  auto capped = hierarchy::select_options(dup, 3);
   ASSERT_EQ(capped.size(), 2u);
   EXPECT_EQ(capped[0].solver, "a");  // the fastest of the two holding the most
   EXPECT_EQ(capped[1].solver, "c");
-  EXPECT_TRUE(hilp::select_options(dup, 0).empty());
+  EXPECT_TRUE(hierarchy::select_options(dup, 0).empty());
 }

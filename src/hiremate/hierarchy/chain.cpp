@@ -1,4 +1,4 @@
-#include "hiremate/solvers/rotor/chain.h"
+#include "hiremate/hierarchy/chain.h"
 
 #include <fmt/format.h>
 
@@ -13,9 +13,9 @@
 #include "hiremate/partition/sequence.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/baselines.h"
-#include "hiremate/solvers/hilp/cluster_graph.h"
+#include "hiremate/hierarchy/cluster_problem.h"
 
-namespace hiremate::rotor {
+namespace hiremate::hierarchy {
 
 namespace {
 
@@ -147,7 +147,7 @@ int64_t max_during(const SimResult& r, size_t first, size_t last) {
 // loss), less the parent's sources (counted once, as constant); input grads stay from their write on,
 // as they do in the whole graph until the previous block's backward reads them. `leftover`: internal
 // bytes a schedule leaves resident at its end (0 for every solver here; counted as constant).
-Block measure(const Graph& parent, const hilp::ClusterGraph& cg, const std::vector<hilp::Option>& options,
+Block measure(const Graph& parent, const hierarchy::ClusterProblem& cg, const std::vector<hierarchy::Option>& options,
               int64_t* leftover) {
   const Graph& g = cg.graph;
   Graph interior = cg.interior();
@@ -157,7 +157,7 @@ Block measure(const Graph& parent, const hilp::ClusterGraph& cg, const std::vect
   Block b;
   b.out_bytes = bytes_of(g, cg.interface.output_data);
   b.grad_out_bytes = bytes_of(g, cg.interface.output_grad);
-  hilp::FastForward ff = hilp::fast_forward(cg);
+  hierarchy::FastForward ff = hierarchy::fast_forward(cg);
   b.ff_ops = computes(ff.ops);
   b.ff_time = ff.time;
   {
@@ -175,8 +175,8 @@ Block measure(const Graph& parent, const hilp::ClusterGraph& cg, const std::vect
   std::vector<char> is_output(g.data.size(), 0), is_input_grad(g.data.size(), 0);
   for (NodeId d : cg.interface.output_data) is_output[d] = 1;
   for (NodeId d : cg.interface.input_grad) is_input_grad[d] = 1;
-  for (const hilp::Option& o : options) {
-    Schedule s = hilp::cluster_schedule(cg, o);
+  for (const hierarchy::Option& o : options) {
+    Schedule s = hierarchy::cluster_schedule(cg, o);
     SimResult inner = simulate(interior, s);
     HM_ASSERT(inner.valid, "an option of " + g.name + " is invalid: " + inner.reason);
     *leftover = std::max(*leftover, inner.timeline.back().after);
@@ -234,7 +234,7 @@ Chain make_chain(const Graph& g, const OptionMaker& make) {
     auto [it, fresh] = classes.emplace(blocks->signatures[i], i);
     Block b;
     if (fresh) {
-      hilp::ClusterGraph cg = hilp::extract(g, c);
+      hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
       b = measure(g, cg, make(cg), &leftover[i]);
     } else {  // a copy: the representative's block, its compute ids translated by canonical position
       const partition::Cluster& rep = clusters[it->second];
@@ -261,4 +261,4 @@ Chain make_chain(const Graph& g, const OptionMaker& make) {
   return chain;
 }
 
-}  // namespace hiremate::rotor
+}  // namespace hiremate::hierarchy

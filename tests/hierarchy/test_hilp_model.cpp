@@ -1,6 +1,6 @@
 // The H-ILP on one level. With every part a single unit it is RK-Checkmate's model, so both must find
 // the same optimum; with sub-clusters, every extracted schedule must pass the simulator.
-#include "hiremate/solvers/hilp/hilp_model.h"
+#include "hiremate/hierarchy/hilp_model.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "hiremate/partition/partition.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
-#include "hiremate/solvers/hilp/hgraph.h"
+#include "hiremate/hierarchy/hgraph.h"
 #include "support/small_models.h"
 #include "support/tiny_graphs.h"
 
@@ -20,11 +20,11 @@ using namespace hiremate;
 
 namespace {
 
-std::vector<hilp::HPart> flat_parts(const Graph& g) {
-  std::vector<hilp::HPart> parts;
+std::vector<hierarchy::HPart> flat_parts(const Graph& g) {
+  std::vector<hierarchy::HPart> parts;
   for (NodeId c : g.order)
     if (g.compute[c].kind == ComputeKind::Forward) {
-      hilp::HPart p;
+      hierarchy::HPart p;
       p.unit = c;
       parts.push_back(p);
     }
@@ -37,7 +37,7 @@ std::vector<hilp::HPart> flat_parts(const Graph& g) {
 void expect_same_optimum_as_checkmate(const Graph& g) {
   const Baseline b = baseline(g);
   const int64_t floor = min_budget(g);
-  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  hierarchy::HGraph h = hierarchy::build_hgraph(g, flat_parts(g));
   int optima = 0, proofs = 0;
   const std::vector<double> fractions{1.0, 0.8, 0.65, 0.5, 0.35};
   for (double f : fractions) {
@@ -46,9 +46,9 @@ void expect_same_optimum_as_checkmate(const Graph& g) {
     SolveOptions so;
     so.time_limit = 120;
     Plan cm = solve_checked(CheckmateSolver(), g, budget, so);
-    hilp::HilpOptions ho;
+    hierarchy::HilpOptions ho;
     ho.time_limit = 120;
-    hilp::HilpResult r = hilp::solve_hilp(h, budget, ho);
+    hierarchy::HilpResult r = hierarchy::solve_hilp(h, budget, ho);
     EXPECT_EQ(r.rejected, 0) << r.note;
     // Proven infeasible in RK-Checkmate's model (exit 3 or, where the graph has other orders, 4).
     if (!cm.has_schedule && cm.note.rfind("proven infeasible", 0) == 0) {
@@ -85,13 +85,13 @@ TEST(HilpModel, FlatEqualsRkCheckmateOnAChainAndAUNet) {
 
 TEST(HilpModel, SaveBudgetBoundsTheBytesAtTheLoss) {
   Graph g = hiremate::testing::small_chain(8);
-  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  hierarchy::HGraph h = hierarchy::build_hgraph(g, flat_parts(g));
   const Baseline b = baseline(g);
-  hilp::HilpOptions ho;
-  hilp::HilpResult free_save = hilp::solve_hilp(h, b.peak, ho);
+  hierarchy::HilpOptions ho;
+  hierarchy::HilpResult free_save = hierarchy::solve_hilp(h, b.peak, ho);
   ASSERT_TRUE(free_save.has_schedule);
   ho.save_budget = free_save.sim.bytes_at_loss / 2;
-  hilp::HilpResult r = hilp::solve_hilp(h, b.peak, ho);
+  hierarchy::HilpResult r = hierarchy::solve_hilp(h, b.peak, ho);
   ASSERT_TRUE(r.has_schedule) << r.note;
   EXPECT_LE(r.sim.bytes_at_loss, *ho.save_budget);
   EXPECT_GT(r.sim.time, free_save.sim.time);  // holding less at the loss costs recomputation
@@ -99,12 +99,12 @@ TEST(HilpModel, SaveBudgetBoundsTheBytesAtTheLoss) {
 
 TEST(HilpModel, BelowTheSourcesIsInfeasibleWithAReason) {
   Graph g = hiremate::testing::small_chain(4);
-  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
-  hilp::HilpResult r = hilp::solve_hilp(h, g.source_bytes() - 1, {});
+  hierarchy::HGraph h = hierarchy::build_hgraph(g, flat_parts(g));
+  hierarchy::HilpResult r = hierarchy::solve_hilp(h, g.source_bytes() - 1, {});
   EXPECT_FALSE(r.has_schedule);
   EXPECT_EQ(r.status, PlanStatus::Infeasible);
   EXPECT_NE(r.note.find("sources"), std::string::npos) << r.note;
-  r = hilp::solve_hilp(h, g.source_bytes() + 1, {});
+  r = hierarchy::solve_hilp(h, g.source_bytes() + 1, {});
   EXPECT_FALSE(r.has_schedule);
   EXPECT_EQ(r.status, PlanStatus::Infeasible);
   EXPECT_NE(r.note.find("infeasible"), std::string::npos) << r.note;
@@ -114,12 +114,12 @@ TEST(HGraph, PartsMustCoverEveryForward) {
   Graph g = hiremate::testing::small_chain(4);
   auto parts = flat_parts(g);
   parts.pop_back();
-  EXPECT_THROW(hilp::build_hgraph(g, parts), BadInput);
+  EXPECT_THROW(hierarchy::build_hgraph(g, parts), BadInput);
 }
 
 TEST(HGraph, StagesAreForwardsLossThenBackwardsInReverse) {
   Graph g = hiremate::testing::small_chain(3);
-  hilp::HGraph h = hilp::build_hgraph(g, flat_parts(g));
+  hierarchy::HGraph h = hierarchy::build_hgraph(g, flat_parts(g));
   ASSERT_EQ(h.nodes.size(), 7u);
   EXPECT_EQ(h.loss, 3);
   for (int f = 0; f < 3; ++f) {

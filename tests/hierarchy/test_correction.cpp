@@ -1,11 +1,11 @@
-#include "hiremate/solvers/hilp/correction.h"
+#include "hiremate/hierarchy/correction.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "hiremate/solvers/hilp/option.h"
-#include "solvers/hilp/cluster_support.h"
+#include "hiremate/hierarchy/option.h"
+#include "hierarchy/cluster_support.h"
 #include "support/tiny_graphs.h"
 
 using namespace hiremate;
@@ -18,8 +18,8 @@ namespace {
 // Cluster {F2} of two_layer: a comes in, b goes out; bg comes back, ag goes back.
 TEST(HilpCorrection, LastLayerOfTwoLayer) {
   Graph g = hiremate::testing::two_layer(/*f2_overhead=*/7);
-  hilp::ClusterGraph cg = hilp::extract(g, cluster_of(g, {compute_id(g, "F2")}));
-  hilp::Option o = hilp::autograd_option(cg);
+  hierarchy::ClusterProblem cg = hierarchy::extract(g, cluster_of(g, {compute_id(g, "F2")}));
+  hierarchy::Option o = hierarchy::autograd_option(cg);
   const NodeId ag = data_id(g, "ag"), bg = data_id(g, "bg");
   // The forward is one op, F2, during which a and b are both there.
   ASSERT_EQ(o.corrections.fwd.size(), 1u);
@@ -48,9 +48,9 @@ TEST(HilpCorrection, LastLayerOfTwoLayer) {
 TEST(HilpCorrection, ForwardRecordsRebuildTheSimulatedMemory) {
   for (const Graph& g : hiremate::testing::generated_graphs())
     for (const auto& c : hiremate::testing::all_clusters(g)) {
-      hilp::ClusterGraph cg = hilp::extract(g, c);
+      hierarchy::ClusterProblem cg = hierarchy::extract(g, c);
       SCOPED_TRACE(cg.graph.name);
-      for (const hilp::Option& o : {hilp::autograd_option(cg), hilp::recompute_all_option(cg)}) {
+      for (const hierarchy::Option& o : {hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)}) {
         int64_t iface = cg.interface.data_bytes(cg.graph);
         std::set<int64_t> from_records, simulated;
         for (const auto& r : o.corrections.fwd) {
@@ -63,7 +63,7 @@ TEST(HilpCorrection, ForwardRecordsRebuildTheSimulatedMemory) {
           for (NodeId p : r.not_yet_created)
             EXPECT_TRUE(std::binary_search(c.interface.output_data.begin(), c.interface.output_data.end(), p));
         }
-        SimResult full = simulate(cg.graph, hilp::cluster_schedule(cg, o));
+        SimResult full = simulate(cg.graph, hierarchy::cluster_schedule(cg, o));
         for (size_t i = 0; i < o.fwd_ops.size(); ++i) simulated.insert(full.timeline[i].during);
         EXPECT_EQ(from_records, simulated) << o.solver;
         int64_t fwd_max = 0, bwd_max = 0;

@@ -21,9 +21,9 @@
 
 #include "hiremate/schedule/schedule.h"
 #include "hiremate/schedule/simulate.h"
-#include "hiremate/solvers/hilp/cluster_graph.h"
+#include "hiremate/hierarchy/cluster_problem.h"
 
-namespace hiremate::hilp {
+namespace hiremate::hierarchy {
 
 struct Correction {
   int64_t save = 0;      // internal bytes resident after the op (interfaces excluded)
@@ -42,7 +42,7 @@ struct Corrections {
 
 // `s` is a valid cluster schedule whose loss marker is op `loss`; `inner` its simulation on
 // cg.interior(); `dep_interfaces_data` in cluster ids.
-Corrections make_corrections(const ClusterGraph& cg, const Schedule& s, size_t loss, const SimResult& inner,
+Corrections make_corrections(const ClusterProblem& cg, const Schedule& s, size_t loss, const SimResult& inner,
                              const std::vector<NodeId>& dep_interfaces_data);
 
-}  // namespace hiremate::hilp
+}  // namespace hiremate::hierarchy

@@ -1,0 +1,342 @@
+#include "hiremate/hierarchy/hilp_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <numeric>
+
+#include "hiremate/common/error.h"
+#include "hiremate/milp/solve.h"
+#include "hiremate/stage_milp/stage_vars.h"
+
+namespace hiremate::hierarchy {
+
+namespace {
+
+using stage_milp::kAbsent;
+constexpr int64_t kMaxUnits = int64_t{1} << 22;
+
+int64_t ceil_div(int64_t a, int64_t b) { return a <= 0 ? 0 : (a + b - 1) / b; }
+
+// The H-graph's numbers in memory units (HANs only), and the derived per-HAN and per-stage facts.
+struct Levels : stage_milp::StageTables {
+  const HGraph& h;
+  int64_t unit = 1, sources = 0;
+  std::vector<int> first, last;                // grad data id -> first producer / last touching stage
+
+  Levels(const HGraph& hg, int64_t budget) : h(hg) {
+    T = static_cast<int>(hg.nodes.size());
+    const Graph& g = *h.host;
+    sources = g.source_bytes();
+    std::vector<int64_t> sizes;
+    std::vector<char> han(g.data.size(), 0);
+    for (const HNode& n : h.nodes) {
+      for (const auto* list : {&n.data_in, &n.data_out, &n.grad_in, &n.grad_out})
+        for (NodeId d : *list) han[d] = 1;
+      for (const HChoice& c : n.choices) {
+        sizes.push_back(c.kept);
+        sizes.push_back(c.overhead);
+      }
+    }
+    for (size_t d = 0; d < g.data.size(); ++d)
+      if (han[d]) sizes.push_back(g.data[d].bytes);
+    int64_t gcd = 0;
+    for (int64_t s : sizes) gcd = std::gcd(gcd, std::max<int64_t>(s, 0));
+    unit = gcd > 0 ? gcd : 1;
+    if ((budget - sources) / unit > kMaxUnits) unit = std::max(unit, ceil_div(budget - sources, kMaxUnits));
+    mem.assign(g.data.size(), 0);
+    for (size_t d = 0; d < g.data.size(); ++d)
+      if (han[d]) mem[d] = ceil_div(g.data[d].bytes, unit);
+    kind.resize(T);
+    data_in.resize(T);
+    data_out.resize(T);
+    kept.resize(T);
+    overhead.resize(T);
+    out_units.assign(T, 0);
+    producer.assign(g.data.size(), -1);
+    users.assign(g.data.size(), {});
+    for (int t = 0; t < T; ++t) {
+      const HNode& n = h.nodes[t];
+      kind[t] = n.kind;
+      data_in[t] = n.data_in;
+      data_out[t] = n.data_out;
+      for (const HChoice& c : n.choices) {
+        kept[t].push_back(ceil_div(c.kept, unit));
+        overhead[t].push_back(ceil_div(c.overhead, unit));
+      }
+      for (NodeId d : n.data_out) {
+        out_units[t] += mem[d];
+        if (n.kind == ComputeKind::Forward) producer[d] = t;
+      }
+      for (NodeId d : n.data_in) users[d].push_back(t);
+    }
+    for (int t = 0; t < T; ++t)
+      for (NodeId d : h.nodes[t].data_in)
+        if (producer[d] < 0 || producer[d] >= t)
+          throw BadInput(fmt::format("H-ILP: '{}' reads '{}', which no earlier forward part writes", h.nodes[t].name,
+                                     g.data[d].name));
+    std::vector<int> keeps_for(T, -1);
+    for (int t = 0; t < T; ++t)
+      if (h.nodes[t].pair >= 0 && has_keeping(t)) keeps_for[t] = h.nodes[t].pair;
+    find_last_need(keeps_for);
+    grads_at_start.assign(T + 1, 0);
+    grads_new.assign(T, 0);
+    first.assign(g.data.size(), T);
+    last.assign(g.data.size(), -1);
+    for (int t = 0; t < T; ++t) {
+      for (NodeId d : h.nodes[t].grad_out) {
+        first[d] = std::min(first[d], t);
+        last[d] = std::max(last[d], t);
+      }
+      for (NodeId d : h.nodes[t].grad_in) last[d] = std::max(last[d], t);
+    }
+    for (size_t d = 0; d < g.data.size(); ++d)
+      if (first[d] < T) add_grad(first[d], last[d], mem[d]);
+    for (int t = 0; t < T; ++t)
+      for (size_t c = 0; c < h.nodes[t].choices.size(); ++c) corrected_overhead(t, c);
+  }
+
+  // §5.5 with the tags this model decides alone: at each op of a sub-cluster choice, the interface
+  // bytes the stage counts but that are certainly absent there (a forward's outputs not yet created;
+  // a backward's input grads it creates first and output grads it reads last) are subtracted, and
+  // the choice's overhead becomes the worst op's, not the worst internal peak's.
+  void corrected_overhead(int t, size_t c) {
+    const HNode& n = h.nodes[t];
+    const HChoice& ch = n.choices[c];
+    if (ch.records.empty()) return;
+    const Graph& g = *h.host;
+    int64_t kept_before = ch.kept;  // what the stage already counts of the option's internal bytes
+    if (n.kind == ComputeKind::Backward && ch.tie >= 0) kept_before = h.nodes[n.pair].choices[ch.tie].kept;
+    int64_t worst = 0;
+    for (const Correction& r : ch.records) {
+      int64_t absent = 0;
+      for (NodeId d : r.not_yet_created) {
+        bool counted = n.kind == ComputeKind::Forward ? producer[d] == t : first[d] == t;
+        if (counted && mem[d] > 0) absent += g.data[d].bytes;
+      }
+      if (n.kind == ComputeKind::Backward)
+        for (NodeId d : r.freed)
+          if (g.data[d].kind == DataKind::Grad && last[d] == t && first[d] < t) absent += g.data[d].bytes;
+      worst = std::max(worst, r.save + r.overhead - absent);
+    }
+    overhead[t][c] = std::min(overhead[t][c], ceil_div(worst - kept_before, unit));
+  }
+
+  bool has_keeping(int k) const {
+    for (const HChoice& c : h.nodes[k].choices)
+      if (c.keeps) return true;
+    return false;
+  }
+};
+
+// The H-ILP's own variables and rows: which choices run (R) and keep (PH), and the ties between a
+// backward's choices and its forward's; the rest is the shared stage MILP (stage_milp/stage_vars.h).
+struct HilpModel : stage_milp::StageVars {
+  const Levels& lv;
+  const HGraph& h;
+
+  HilpModel(const Levels& l, int64_t capacity) : StageVars(l, capacity), lv(l), h(l.h) { build(); }
+
+  void add_run_vars(int t) override {
+    for (int k = 0; k <= t; ++k) {
+      const HNode& n = h.nodes[k];
+      bool first = k == t;
+      if (!first && (n.kind != ComputeKind::Forward || lv.last_need[k] < t)) continue;
+      R[t][k].assign(n.choices.size(), kAbsent);
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        if (n.choices[c].keeps && (n.pair < 0 || n.pair < t)) continue;  // kept bytes nobody consumes
+        R[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, n.choices[c].time);
+      }
+      if (first) model.add_row(runs(t, k), 1, 1);
+    }
+    for (int k = 0; k < t; ++k) {
+      const HNode& n = h.nodes[k];
+      if (n.kind != ComputeKind::Forward || n.pair < t || !lv.has_keeping(k)) continue;
+      PH[t][k].assign(n.choices.size(), kAbsent);
+      for (size_t c = 0; c < n.choices.size(); ++c)
+        if (n.choices[c].keeps) PH[t][k][c] = model.add_var(milp::VarType::Binary, 0, 1, 0);
+      auto one = resident(t, k);
+      if (one.size() > 1) model.add_row(one, -milp::kInf, 1);
+    }
+  }
+
+  void add_node_rows(int t, int k, const std::vector<milp::Term>& run) override {
+    using milp::Term;
+    const double inf = milp::kInf;
+    const HNode& n = h.nodes[k];
+    if (n.backward_needs_choice_deps) {
+      for (size_t c = 0; c < n.choices.size(); ++c)
+        if (R[t][k][c] != kAbsent)
+          for (NodeId d : n.choices[c].deps) add_need_row(t, {{R[t][k][c], 1}}, d);
+    } else {
+      for (NodeId d : n.data_in) add_need_row(t, run, d);
+    }
+    if (n.kind == ComputeKind::Backward) {  // a backward consumes what its forward's choice kept
+      int f = n.pair;
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        int tie = n.choices[c].tie;
+        if (tie < 0 || R[t][k][c] == kAbsent) continue;
+        std::vector<Term> row{{R[t][k][c], 1}};
+        if (R[t][f][tie] != kAbsent) row.push_back({R[t][f][tie], -1});
+        if (ph(t, f, tie) != kAbsent) row.push_back({ph(t, f, tie), -1});
+        model.add_row(row, -inf, 0);
+        // Only the consumed choice may keep in the backward's stage.
+      }
+      for (size_t fc = 0; fc < h.nodes[f].choices.size(); ++fc) {
+        if (!h.nodes[f].choices[fc].keeps || R[t][f].empty() || R[t][f][fc] == kAbsent) continue;
+        std::vector<Term> row{{R[t][f][fc], 1}};
+        for (size_t c = 0; c < n.choices.size(); ++c)
+          if (n.choices[c].tie == static_cast<int>(fc)) row.push_back({R[t][k][c], -1});
+        model.add_row(row, -inf, 0);
+      }
+    }
+    add_no_recompute_rows(t, k, run);
+    if (n.kind == ComputeKind::Forward && n.pair >= 0) {
+      auto kept_now = resident(t, k);
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        milp::Var r = R[t][k][c];
+        if (r == kAbsent || !n.choices[c].keeps) continue;
+        if (!kept_now.empty()) {  // no second copy of what is kept
+          std::vector<Term> row{{r, 1}};
+          append(row, kept_now);
+          model.add_row(row, -inf, 1);
+        }
+        if (t < n.pair) {  // kept bytes are carried on to the backward
+          std::vector<Term> row{{r, 1}};
+          if (ph(t + 1, k, static_cast<int>(c)) != kAbsent) row.push_back({ph(t + 1, k, static_cast<int>(c)), -1});
+          model.add_row(row, -inf, 0);
+        }
+      }
+    }
+  }
+
+  void limit_at_loss(int64_t save_cap) {
+    int l = h.loss;
+    model.set_bounds(U[l][l], 0, static_cast<double>(std::clamp<int64_t>(save_cap, 0, cap)));
+  }
+
+  // Every forward once with its fastest keeping choice, its backward consuming it, data kept while a
+  // later stage reads them: the autograd-like start, checked against every row before CBC sees it.
+  std::vector<double> keep_all_start() const {
+    std::vector<double> x(model.num_vars(), 0.0);
+    std::vector<int> choice(lv.T, 0);
+    for (int t = 0; t < lv.T; ++t) {
+      const HNode& n = h.nodes[t];
+      int best = -1;
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        if (R[t][t][c] == kAbsent) continue;
+        if (n.kind == ComputeKind::Backward) {
+          int tie = n.choices[c].tie;
+          if (tie >= 0 && tie != choice[n.pair]) continue;
+          if (tie < 0 && n.pair >= 0 && h.nodes[n.pair].choices[choice[n.pair]].keeps) continue;
+        }
+        auto score = [&](size_t i) {
+          double time = n.choices[i].time;
+          if (n.kind == ComputeKind::Forward && n.choices[i].keeps && n.pair >= 0)
+            for (const HChoice& b : h.nodes[n.pair].choices)
+              if (b.tie == static_cast<int>(i)) time += b.time;
+          return std::make_pair(!n.choices[i].keeps && n.pair >= 0 && lv.has_keeping(t), time);
+        };
+        if (best < 0 || score(c) < score(static_cast<size_t>(best))) best = static_cast<int>(c);
+      }
+      if (best < 0) return {};
+      choice[t] = best;
+      x[R[t][t][best]] = 1;
+      keep_all_residency(x, t);
+      for (int k = 0; k < t; ++k)
+        if (!PH[t][k].empty() && PH[t][k][choice[k]] != kAbsent && h.nodes[k].choices[choice[k]].keeps)
+          x[PH[t][k][choice[k]]] = 1;
+    }
+    memory_values(x);  // nothing is recomputed or freed: each U holds what is resident, plus its node's
+    return x;
+  }
+
+  std::vector<Op> decode(const std::vector<double>& x) const {
+    std::vector<Op> ops;
+    for (int t = 0; t < lv.T; ++t)
+      for (int k = 0; k <= t; ++k)
+        for (size_t c = 0; c < R[t][k].size(); ++c)
+          if (R[t][k][c] != kAbsent && x[R[t][k][c]] > 0.5) {
+            const auto& more = h.nodes[k].choices[c].ops;
+            ops.insert(ops.end(), more.begin(), more.end());
+          }
+    return ops;
+  }
+};
+
+}  // namespace
+
+HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
+  auto start = std::chrono::steady_clock::now();
+  const Graph& g = *h.host;
+  HilpResult out;
+  Levels lv(h, budget);
+  const int64_t cap = std::max<int64_t>(budget - lv.sources, 0) / lv.unit;
+  if (budget < lv.sources) {
+    out.note = fmt::format("the budget ({} bytes) is below the sources ({} bytes)", budget, lv.sources);
+    return out;
+  }
+  HilpModel m(lv, cap);
+  if (opt.save_budget) m.limit_at_loss((*opt.save_budget - lv.sources) / lv.unit);
+  std::vector<double> x0 = m.keep_all_start();
+  if (!x0.empty() && m.model.max_violation(x0) <= 1e-6) {
+    std::vector<std::pair<milp::Var, double>> values;
+    for (size_t v = 0; v < x0.size(); ++v)
+      if (x0[v] != 0) values.push_back({static_cast<milp::Var>(v), x0[v]});
+    m.model.set_start(std::move(values));
+  }
+  out.vars = m.model.num_vars();
+  out.rows = m.model.num_rows();
+  bool integral = true;
+  for (double c : m.model.objective()) integral &= c == std::floor(c);
+  milp::Options mo;
+  double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  mo.threads = opt.threads;
+  mo.grace_seconds = opt.grace_seconds;
+  mo.relative_gap = integral ? 0 : 1e-9;
+  mo.absolute_gap = integral ? 0.999 : 0;
+  mo.log = false;
+  milp::Result res = milp::solve(m.model, mo);
+  if (std::isfinite(res.bound)) out.bound = res.bound;
+  auto finish = [&] {
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (opt.verbose)
+      std::cerr << fmt::format("  H-ILP '{}': {} HCNs, {} vars, {} rows, unit {} B, {} in {:.2f} s{}\n", g.name,
+                               h.nodes.size(), out.vars, out.rows, lv.unit, to_string(out.status), out.seconds,
+                               out.note.empty() ? "" : " (" + out.note + ")");
+    return out;
+  };
+  if (res.status == milp::Status::Infeasible) {
+    out.note = "proven infeasible in this model";
+    return finish();
+  }
+  if (!milp::has_solution(res.status)) {
+    out.status = PlanStatus::TimedOut;
+    out.note = fmt::format("CBC: {}{}", milp::to_string(res.status), res.note.empty() ? "" : "; " + res.note);
+    return finish();
+  }
+  Schedule s = insert_frees(g, m.decode(res.solution));
+  SimResult sim = simulate(g, s);
+  bool fits = sim.valid && sim.peak <= budget && (!opt.save_budget || sim.bytes_at_loss <= *opt.save_budget);
+  if (!fits) {
+    out.rejected = 1;
+    out.status = PlanStatus::Infeasible;
+    out.note = fmt::format("the extracted schedule was rejected by the simulator ({}); this is a model bug",
+                           !sim.valid ? sim.reason
+                                      : fmt::format("peak {} / budget {}, at loss {}", sim.peak, budget, sim.bytes_at_loss));
+    return finish();
+  }
+  out.schedule = std::move(s);
+  out.sim = sim;
+  out.has_schedule = true;
+  out.status = res.status == milp::Status::Optimal ? PlanStatus::Optimal : PlanStatus::TimedOut;
+  if (res.status != milp::Status::Optimal)
+    out.note = std::isfinite(res.gap) ? fmt::format("time limit: gap {:.2f} %", 100 * res.gap) : "time limit: no bound";
+  return finish();
+}
+
+}  // namespace hiremate::hierarchy
