@@ -321,7 +321,7 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   }
   Schedule s = insert_frees(g, m.decode(res.solution));
   SimResult sim = simulate(g, s);
-  bool fits = sim.valid && sim.peak <= budget && (!opt.save_budget || sim.bytes_at_loss <= *opt.save_budget);
+  bool fits = Budget{budget, opt.save_budget}.admits(sim);
   if (!fits) {
     out.rejected = 1;
     out.status = PlanStatus::Infeasible;

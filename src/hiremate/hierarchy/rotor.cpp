@@ -62,7 +62,7 @@ Plan hierarchy::solve_chain(const Graph& g, const Chain& chain, int64_t budget, 
     Schedule s = to_schedule(g, chain, table.sequence(m));
     SimResult r = simulate(g, s);
     HM_ASSERT(r.valid, "rotor built an invalid schedule: op " + std::to_string(r.invalid_op) + ": " + r.reason);
-    bool fits = r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
+    bool fits = opt.budget(budget).admits(r.peak, r.bytes_at_loss);
     if (fits) {
       plan.status = PlanStatus::Feasible;
       plan.has_schedule = true;

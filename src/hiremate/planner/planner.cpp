@@ -336,7 +336,7 @@ struct Planner {
       std::cerr << fmt::format("planner: top: {} offers {} ({:.2f} s into the run)\n", who,
                                r.valid ? fmt::format("time {}, peak {}", r.time, r.peak) : "an invalid plan",
                                run_deadline.elapsed());
-    bool fits = r.valid && r.peak <= budget && (!opt.save_budget || r.bytes_at_loss <= *opt.save_budget);
+    bool fits = opt.budget(budget).admits(r);
     Plan& best = race.best;
     if (!fits) {
       if (r.valid && r.peak > budget && (!best.lowest_peak || r.peak < *best.lowest_peak)) best.lowest_peak = r.peak;

@@ -23,7 +23,7 @@ void twremat_fallback(const Graph& g, int64_t budget, const SolveOptions& opt, c
   Plan tw = TwRematSolver().solve(g, budget, o);
   if (!tw.has_schedule) return;
   SimResult r = simulate(g, tw.schedule);
-  if (!r.valid || r.peak > budget || (opt.save_budget && r.bytes_at_loss > *opt.save_budget)) return;
+  if (!opt.budget(budget).admits(r)) return;
   if (!plan.has_schedule) {
     plan.schedule = std::move(tw.schedule);
     plan.has_schedule = true;

@@ -13,6 +13,7 @@
 #include "hiremate/common/deadline.h"
 #include "hiremate/common/progress.h"
 #include "hiremate/graph/graph.h"
+#include "hiremate/schedule/budget.h"
 #include "hiremate/schedule/schedule.h"
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/planner_report.h"
@@ -55,6 +56,9 @@ struct SolveOptions {
   // of three and annealing on the third; the others run one of them on every thread.
   enum class DagRematSearch { Mixed, Annealing, RuinAndRecreate };
   DagRematSearch dagremat_search = DagRematSearch::Mixed;
+
+  // The peak budget a solver is given, with save_budget: the one fit test (schedule/budget.h).
+  Budget budget(int64_t peak) const { return {peak, save_budget}; }
 };
 
 // The solve's deadline: opt.deadline, or `time_limit` seconds from now.

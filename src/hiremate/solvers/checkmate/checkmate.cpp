@@ -104,7 +104,7 @@ struct MilpRun {
   std::optional<TimedSchedule> checked(std::vector<Op> ops) const {
     Schedule s = insert_frees(g, ops);
     SimResult r = simulate(g, s);
-    if (!r.valid || r.peak > budget || (opt.save_budget && r.bytes_at_loss > *opt.save_budget)) return std::nullopt;
+    if (!opt.budget(budget).admits(r)) return std::nullopt;
     return std::make_pair(std::move(s), r.time);
   }
 
@@ -243,9 +243,11 @@ struct MilpRun {
     Plan plan;
     plan.schedule = insert_frees(g, m.decode(res.solution));
     SimResult sim = simulate(g, plan.schedule);
-    if (!sim.valid || sim.peak > budget)
+    if (!opt.budget(budget).admits(sim))
       throw SolverFailure(fmt::format("checkmate: the decoded plan was rejected by the simulator ({}); this is a bug",
-                                      sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
+                                      sim.valid ? fmt::format("peak {} / budget {}, at the loss {}", sim.peak, budget,
+                                                              sim.bytes_at_loss)
+                                                : sim.reason));
     plan.has_schedule = true;
     plan.bound = bound_with(res.bound);
     double time = sim.time;

@@ -41,7 +41,7 @@ Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& op
   const twremat::Deadline deadline = deadline_after(opt.time_limit);
   Plan plan;
   auto fits = [&](int64_t peak, int64_t at_loss) {
-    return peak <= budget && (!opt.save_budget || at_loss <= *opt.save_budget);
+    return opt.budget(budget).admits(peak, at_loss);
   };
 
   // Keep-all runs every node once: when it fits, nothing is faster.
