@@ -83,6 +83,7 @@ struct Planner {
   partition::ClusterTree tree;
   PlannerReport rep;
   std::optional<Plan> twremat_plan;  // TW-Remat on the whole graph, solved before the levels
+  std::future<Plan> twremat_beside;   // or, where that was cut, beside them for the whole limit
   std::unordered_map<int, HostMenu> menus;  // representative -> menu in g's ids
   // Representatives of one height are solved by parallel workers: menus and the report are shared.
   mutable std::mutex mu;
@@ -496,6 +497,11 @@ struct Planner {
     offer_twremat(race, budget);
     offer_hilp(race, budget, top_time);
     offer_flat_milps(race, budget, top_time);
+    // TW-Remat's run beside the hierarchy (twremat_first) ends with the limit: its plan comes last.
+    if (twremat_beside.valid()) {
+      twremat_plan = twremat_beside.get();
+      offer_twremat(race, budget);
+    }
     return verdict(race, budget);
   }
 };
@@ -522,8 +528,16 @@ std::map<int, std::vector<int>> by_height(const partition::ClusterTree& tree) {
 void twremat_first(Planner& p, int64_t budget) {
   if (!p.popt.twremat_at_top) return;
   if (p.opt.progress) p.opt.progress->phase("TW-Remat on the whole graph");
-  const double seconds = std::max(0.05, p.portfolio.twremat_at_top_share * p.opt.time_limit);
-  p.twremat_plan = TwRematSolver().solve(p.g, budget, part_of(p.opt, p.run_deadline, seconds));
+  const bool probe = p.opt.threads >= 2 && p.portfolio.twremat_probe_share > 0;
+  const double share = probe ? p.portfolio.twremat_probe_share : p.portfolio.twremat_at_top_share;
+  p.twremat_plan = TwRematSolver().solve(p.g, budget, part_of(p.opt, p.run_deadline, std::max(0.05, share * p.opt.time_limit)));
+  if (!probe || p.twremat_plan->status != PlanStatus::TimedOut) return;
+  SolveOptions o = p.opt;
+  o.verbose = 0;
+  o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
+  o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
+  const Graph& g = p.g;
+  p.twremat_beside = p.pool.run([&g, budget, o] { return TwRematSolver().solve(g, budget, o); });
 }
 
 // Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
@@ -531,8 +545,8 @@ void twremat_first(Planner& p, int64_t budget) {
 // top it complements: CBC's search from the hierarchy's plan can settle worse than its own, and
 // elsewhere the start is what helps. measured: bench/results/time_shares.md#planner-flat-from-scratch
 void flat_beside(Planner& p, int64_t budget) {
-  p.threads = std::max(1, p.opt.threads);
-  if (!p.flat_gets_time() || p.opt.threads < 2) return;
+  p.threads = std::max(1, p.opt.threads - (p.twremat_beside.valid() ? 1 : 0));
+  if (!p.flat_gets_time() || p.threads < 2) return;
   SolveOptions o = p.opt;
   o.threads = 1;
   o.verbose = false;
@@ -541,7 +555,7 @@ void flat_beside(Planner& p, int64_t budget) {
   const Graph& g = p.g;
   const PortfolioOptions& portfolio = p.portfolio;
   p.flat_alone = p.pool.run([&g, budget, o, &portfolio] { return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio); });
-  p.threads = p.opt.threads - 1;
+  p.threads -= 1;
 }
 
 // The levels below the top: representatives of one height go to the workers (CBC then gets one

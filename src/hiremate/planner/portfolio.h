@@ -39,9 +39,16 @@ struct PortfolioOptions {
   double limit_margin = 0.93;
   // Below this many seconds left the MILP after dagremat is not started.
   double min_milp_seconds = 0.5;
-  // The hierarchical planner's top: TW-Remat on the whole graph first, with this share of the limit.
+  // The hierarchical planner's top: TW-Remat on the whole graph first, with this share of the limit
+  // (with one thread, or where twremat_probe_share is 0).
   // measured: bench/results/time_shares.md#planner-twremat-at-top
   double twremat_at_top_share = 0.4;
+  // With two threads or more: TW-Remat first for this share of the limit only (milliseconds on
+  // small graphs); where the limit cuts it, it runs again beside the hierarchy, on a thread of its
+  // own, until the end of the limit, as it would alone, and the hierarchy keeps the other threads.
+  // So `hiremate` is never behind TW-Remat alone for want of time (issue 21: at 12 s on a 4,991-node
+  // transformer, 36.61 % against TW-Remat's 13.93 % with 0.4 of the limit). 0: always the share above.
+  double twremat_probe_share = 0.05;
   // The hierarchical planner: the flat MILP gets time of its own at the top (half of it, and a
   // from-scratch run beside the hierarchy) only under limits of at least this many seconds.
   // measured: bench/results/time_shares.md#planner-flat-milp
