@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -129,10 +128,6 @@ Model hard_knapsack(int n, int rows, unsigned seed) {
     m.add_row(row, -kInf, std::floor(total / 2));
   }
   return m;
-}
-
-double wall_seconds(const std::chrono::steady_clock::time_point& since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
 }  // namespace
@@ -353,31 +348,10 @@ TEST(MilpSolve, PartialMipStartListsOnlyTheOnes) {
   EXPECT_LE(r.objective, s.planted_objective + 1e-9);
 }
 
-TEST(MilpSolve, TimeLimitIsWallClock) {
-  const Model m = hard_knapsack(2000, 5, 42);
-  for (int threads : {1, 2}) {
-    Options o = exact(1.0);
-    o.threads = threads;
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result r = solve(m, o);
-    const double wall = wall_seconds(t0);
-    ASSERT_TRUE(has_solution(r.status)) << to_string(r.status);
-    // How late a limited search stops is measured, as a ratio, by bench/limits (a load-dependent
-    // number); what does not depend on the load is that the limit is wall time, checked below.
-    EXPECT_LE(m.max_violation(r.solution), 1e-6);
-    EXPECT_GE(r.bound, r.objective);  // maximizing
-    if (r.status == Status::Feasible) {
-      // Stopped by the limit, so it ran that long (without "timeMode elapsed", CBC was seen to
-      // stop this search after 0.6 s of wall time).
-      EXPECT_GT(wall, 0.95 * o.time_limit) << threads << " threads";
-      EXPECT_GT(r.gap, 0);
-    }
-  }
-}
-
 // A node limit cuts the search where it cuts on any machine, under any load: a limit, never a
 // verdict (no "infeasible" and no "optimal" from a cut search), and the same answer twice. The
-// deterministic twin of TimeLimitIsWallClock and of the "infeasible after a time limit" fix.
+// deterministic twin of a time limit and of the "infeasible after a time limit" fix; how late a
+// time-limited search stops is measured, as a ratio, by bench/limits/time_limits.py (issue 24).
 TEST(MilpSolve, NodeLimitIsALimitAndTheSameEverywhere) {
   Split s = market_split(40, 5, 3);
   Options o = exact(600);  // never the limit that binds
@@ -401,6 +375,32 @@ TEST(MilpSolve, NodeLimitIsALimitAndTheSameEverywhere) {
     EXPECT_EQ(runs[k].objective, runs[k - 1].objective);
     EXPECT_EQ(runs[k].bound, runs[k - 1].bound);
   }
+}
+
+// The parent's hard deadline (time_limit + grace_seconds) kills the search's child whatever the
+// child is doing. With a limit of a nanosecond and no grace the deadline is the moment the parent
+// starts to wait, so it has passed when the parent first looks: the parent never reads the child's
+// answer, kills it, and reports a limit without a solution (never a verdict), on any machine under
+// any load (issue 24: the kill asserted without a clock). The sanitized build searches in this
+// process: there is no child to kill.
+TEST(MilpSolve, AChildPastItsHardDeadlineIsKilled) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitized build searches in-process: no child process, no hard deadline";
+#else
+  const Knapsack k = random_knapsack(14, 5);
+  const Model m = knapsack_model(k);
+  Options o = exact();
+  o.time_limit = 1e-9;
+  o.grace_seconds = 0;
+  const Result r = solve(m, o);
+  EXPECT_EQ(r.status, Status::TimeLimitNoSolution) << to_string(r.status);
+  EXPECT_TRUE(r.solution.empty());
+  EXPECT_NE(r.note.find("was stopped"), std::string::npos) << r.note;
+  // The parent is none the worse: the same model with time is solved to its optimum.
+  const Result again = solve(m, exact());
+  ASSERT_EQ(again.status, Status::Optimal) << to_string(again.status);
+  EXPECT_DOUBLE_EQ(again.objective, brute_force(k, std::vector<int>(14, -1)));
+#endif
 }
 
 TEST(MilpSolve, RelativeGapStopsEarlyAsOptimal) {

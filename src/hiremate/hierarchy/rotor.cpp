@@ -42,7 +42,9 @@ Plan hierarchy::solve_chain(const Graph& g, const Chain& chain, int64_t budget, 
   }
   // Budgets past `slots` units change nothing: the table stops there.
   int64_t m = std::min(avail / d.unit, d.slots);
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.time_limit));
+  // The caller's deadline where it set one (what is left of it), or the limit from the start.
+  const double seconds = std::min(opt.time_limit, deadline_of(opt).left());
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   RotorTable table(chain, d.unit, m, deadline);
   if (table.timed_out()) {
     plan.status = PlanStatus::TimedOut;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -40,6 +41,12 @@ const char* to_string(Status s) {
 }
 
 Result solve_here(const Model& model, const Options& options, bool preprocess);
+
+namespace {
+std::atomic<int64_t> solves_counter{0};  // solve()'s calls in this process (solves_started)
+}  // namespace
+
+int64_t solves_started() { return solves_counter.load(std::memory_order_relaxed); }
 
 namespace {
 
@@ -324,6 +331,7 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
 }  // namespace
 
 Result solve(const Model& model, const Options& options) {
+  solves_counter.fetch_add(1, std::memory_order_relaxed);
   HM_ASSERT(options.time_limit > 0, fmt::format("time_limit {} must be > 0", options.time_limit));
   HM_ASSERT(options.threads >= 1, fmt::format("threads {} must be >= 1", options.threads));
   HM_ASSERT(options.relative_gap >= 0 && options.absolute_gap >= 0, "gaps must be >= 0");

@@ -84,6 +84,11 @@ struct Result {
 // back no model) throws SolverFailure. Infeasibility and limits are statuses, not exceptions.
 Result solve(const Model& model, const Options& options = Options());
 
+// How many times solve() has been called in this process (every call counts, whatever its end):
+// what tests read to check that a solve made no MILP search at all (issue 24: an expired deadline
+// starts no CBC), a fact that does not depend on the machine's load.
+int64_t solves_started();
+
 // Writes `model` in CPLEX LP format with CBC's writer, for debugging (read it back with
 // `cbc file.lp`). `path` must end in ".lp" and contain ".lp" nowhere else (CBC's writer cuts the
 // name at the first ".lp" and appends its own). Names are made LP-safe (characters other than

@@ -39,7 +39,8 @@ void twremat_fallback(const Graph& g, int64_t budget, const SolveOptions& opt, c
 std::optional<Plan> dagremat_start(const Graph& g, int64_t budget, const SolveOptions& opt, const Deadline& whole,
                                    const PortfolioOptions& po) {
   const double limit = opt.time_limit;
-  if (g.is_training() || !checkmate_builds(g, limit, po.checkmate) || baseline(g).peak <= budget) return std::nullopt;
+  if (g.is_training() || whole.expired() || !checkmate_builds(g, limit, po.checkmate) || baseline(g).peak <= budget)
+    return std::nullopt;
   const double cbc = checkmate_cbc_seconds(limit, checkmate_build_seconds(g, po.checkmate), po.checkmate);
   SolveOptions o = part_of(opt, whole, std::max(0.1, po.dagremat_start_share * cbc));
   o.verbose = false;

@@ -291,6 +291,13 @@ Plan CheckmateSolver::solve_from(const Graph& g, int64_t budget, const SolveOpti
                             checkmate::estimated_variables(g), checkmate_build_seconds(g, copt_), run.limit);
     return plan;
   }
+  // A composition's part may start past the deadline it is handed: no model, no CBC.
+  if (run.deadline.expired()) {
+    Plan plan;
+    plan.status = PlanStatus::TimedOut;
+    plan.note = fmt::format("the {} s deadline had passed before the MILP was built: not built", run.limit);
+    return plan;
+  }
   run.build();
   run.take_start_plan();
   if (auto settled = run.run_lazy()) return std::move(*settled);

@@ -104,9 +104,18 @@ struct DagRematRun {
     // keep-all start is repaired meanwhile. Measured: a 60-node DAG with a 2 s limit under a loaded
     // CI machine found no start at all when the repair waited for the bound (CBC was stopped at
     // 2.7 s, past the deadline, and the repair, a millisecond's work, never began).
+    //
+    // Its share of the limit, within what is left of the deadline: none where nothing is (a part of a
+    // composition that starts past its end), so that no CBC search begins after the deadline.
+    const double bound_seconds = std::min(DagRematSolver::kBoundShare * limit, run.left());
     WorkerPool pool;
     auto bound_job = pool.run([&] {
-      return dagremat::gap_bound(dag, cap, DagRematSolver::kBoundShare * limit, opt.threads, opt.verbose);
+      if (bound_seconds <= 0) {
+        dagremat::GapBound none;
+        none.note = "no time was left for the gap relaxation";
+        return none;
+      }
+      return dagremat::gap_bound(dag, cap, bound_seconds, opt.threads, opt.verbose);
     });
     // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
     // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).

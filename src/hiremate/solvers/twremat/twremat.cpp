@@ -38,7 +38,9 @@ std::optional<std::string> TwRematSolver::unsupported(const Graph& g) const {
 }
 
 Plan TwRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& opt) const {
-  const twremat::Deadline deadline = deadline_after(opt.time_limit);
+  // The caller's deadline where it set one (a composition's part may start with little or nothing
+  // left of it), or the limit from now.
+  const twremat::Deadline deadline = deadline_after(std::min(opt.time_limit, deadline_of(opt).left()));
   Plan plan;
   auto fits = [&](int64_t peak, int64_t at_loss) {
     return opt.budget(budget).admits(peak, at_loss);
