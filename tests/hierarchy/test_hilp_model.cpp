@@ -12,7 +12,10 @@
 #include "hiremate/partition/partition.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/hierarchy/cluster_problem.h"
 #include "hiremate/hierarchy/hgraph.h"
+#include "hiremate/hierarchy/option.h"
+#include "hierarchy/cluster_support.h"
 #include "support/small_models.h"
 #include "support/tiny_graphs.h"
 
@@ -127,4 +130,82 @@ TEST(HGraph, StagesAreForwardsLossThenBackwardsInReverse) {
     EXPECT_EQ(h.nodes[f].pair, 6 - f);
     EXPECT_EQ(h.nodes[6 - f].pair, f);
   }
+}
+
+namespace {
+
+// A chain of 40 ops in two sub-clusters (first and second half of its forwards), each offering the
+// two baselines (autograd keeps everything, recompute_all nothing): the smallest H-graph where a
+// persistent schedule has choices to make.
+struct TwoHalves {
+  Graph g;
+  hierarchy::HGraph h;
+  TwoHalves() : g(hiremate::testing::generated_graphs()[0]) {
+    std::vector<NodeId> forwards;
+    for (NodeId c : g.order)
+      if (g.compute[c].kind == ComputeKind::Forward) forwards.push_back(c);
+    const size_t half = forwards.size() / 2;
+    std::vector<hierarchy::HPart> parts;
+    for (auto [from, to] : {std::pair{size_t{0}, half}, std::pair{half, forwards.size()}}) {
+      auto cl = hiremate::testing::cluster_of(g, {forwards.begin() + from, forwards.begin() + to}, static_cast<int>(from));
+      hierarchy::ClusterProblem cg = hierarchy::extract(g, cl);
+      hierarchy::HPart p;
+      p.name = "half from " + std::to_string(from);
+      p.options = {hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
+      p.ff = hierarchy::fast_forward(cg);
+      p.interface = cl.interface;
+      parts.push_back(std::move(p));
+    }
+    h = hierarchy::build_hgraph(g, parts);
+  }
+};
+
+}  // namespace
+
+// Where CBC finds nothing in time, the H-ILP returns its persistent schedule: every budget from
+// keep-all's peak down is tried; where one fits, it is simulated, within the budget, and never faster
+// than the H-ILP's proven optimum (it is in the same model); at keep-all's peak it is keep-all. The
+// greedy has to switch a half to recompute_all to get below keep-all, so both branches are compared.
+TEST(HilpPersistent, FitsTheBudgetAndIsNeverFasterThanTheOptimum) {
+  TwoHalves t;
+  const Baseline b = baseline(t.g);
+  int compared = 0, below_keep_all = 0;
+  for (double f : {1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4}) {
+    const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    hierarchy::HilpResult p = hierarchy::persistent_hilp(t.h, budget);
+    EXPECT_EQ(p.rejected, 0) << p.note;
+    hierarchy::HilpOptions ho;
+    ho.time_limit = 60;
+    hierarchy::HilpResult opt = hierarchy::solve_hilp(t.h, budget, ho);
+    if (!p.has_schedule) {
+      EXPECT_EQ(p.status, PlanStatus::NoPlanFound) << p.note;  // never a claim of infeasibility
+      continue;
+    }
+    EXPECT_EQ(p.status, PlanStatus::Feasible);
+    EXPECT_TRUE(p.sim.valid) << p.sim.reason;
+    EXPECT_LE(p.sim.peak, budget);
+    ASSERT_EQ(opt.status, PlanStatus::Optimal) << opt.note;
+    EXPECT_GE(p.sim.time, opt.sim.time * (1 - 1e-9));
+    if (f == 1.0) EXPECT_NEAR(p.sim.time, b.time, 1e-9 * b.time);
+    below_keep_all += p.sim.peak < b.peak;
+    ++compared;
+  }
+  std::printf("  compared %d persistent schedules with the optimum, %d below keep-all's peak\n", compared, below_keep_all);
+  EXPECT_GE(compared, 2);
+  EXPECT_GE(below_keep_all, 1);
+}
+
+// A save budget is a row of the model like the peak: the persistent schedule holds it too.
+TEST(HilpPersistent, HoldsTheSaveBudget) {
+  TwoHalves t;
+  const Baseline b = baseline(t.g);
+  hierarchy::HilpResult all = hierarchy::persistent_hilp(t.h, b.peak);
+  ASSERT_TRUE(all.has_schedule) << all.note;
+  const int64_t save = all.sim.bytes_at_loss * 3 / 4;
+  hierarchy::HilpResult p = hierarchy::persistent_hilp(t.h, b.peak, save);
+  ASSERT_TRUE(p.has_schedule) << p.note;
+  EXPECT_LE(p.sim.bytes_at_loss, save);
+  EXPECT_GT(p.sim.time, all.sim.time);
+  EXPECT_EQ(hierarchy::persistent_hilp(t.h, t.g.source_bytes() - 1).status, PlanStatus::Infeasible);
 }

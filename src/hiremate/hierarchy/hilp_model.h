@@ -56,6 +56,15 @@ struct HilpResult {
 
 // Solves the H-ILP with a peak budget in host bytes (sources included) and returns the extracted,
 // simulated schedule, under both budgets, or none.
+// Where CBC finds no plan in time, solve_hilp returns this one instead (status TimedOut, said in
+// the note).
 HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
+
+// The H-ILP's constructive plan, without CBC: every HCN once (no recomputation of a whole part), each
+// forward with its fastest keeping choice, then, while the model's rows do not hold (the budget, the
+// save budget), the forward whose next leaner keeping choice costs the least time per byte it frees
+// switches to it. Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the
+// sources. It is in the H-ILP's model, so never faster than the H-ILP's optimum.
+HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt);
 
 }  // namespace hiremate::hierarchy

@@ -559,8 +559,11 @@ void flat_beside(Planner& p, int64_t budget) {
 }
 
 // The levels below the top: representatives of one height go to the workers (CBC then gets one
-// thread each), each an equal part of what is left of the levels' share when its turn comes (what a
-// quick one leaves flows to the next).
+// thread each). Each height gets a part of what is left of the levels' share in proportion to the
+// rounds of `workers` it needs, so that the higher ones, solved last, are not starved by the lower
+// (a 511-node transformer's two-layer cluster got 0.05 s of 18.6 s: no H-ILP options at all). Within
+// a height a representative gets what is left divided by the rounds still ahead of it, the ones
+// running beside it counted: what a quick one leaves flows to the next.
 void solve_levels(Planner& p) {
   // Where the flat MILP gets its time at the top, the levels get less, so that the MILP, started
   // from the hierarchy's plan, has half of the rest to improve it.
@@ -569,16 +572,30 @@ void solve_levels(Planner& p) {
   const auto heights = by_height(p.tree);
   const int workers = p.threads;
   p.hilp_threads = workers > 1 ? 1 : p.threads;
-  size_t remaining = 0;
-  for (const auto& [h, reps] : heights) remaining += reps.size();
-  if (p.opt.progress) p.opt.progress->phase(fmt::format("levels: menus of {} clusters", remaining));
+  auto rounds = [workers](size_t n) { return static_cast<double>((n + workers - 1) / workers); };
+  double rounds_left = 0;
+  size_t clusters = 0;
   for (const auto& [h, reps] : heights) {
+    rounds_left += rounds(reps.size());
+    clusters += reps.size();
+  }
+  if (p.opt.progress) p.opt.progress->phase(fmt::format("levels: menus of {} clusters", clusters));
+  for (const auto& [h, reps] : heights) {
+    const Deadline height = levels.share(rounds(reps.size()) / rounds_left);
+    rounds_left -= rounds(reps.size());
+    std::mutex mu;
+    size_t running = 0;
     WorkerPool::for_each(reps.size(), workers, [&, &reps = reps](size_t i) {
-      // An equal share of what is left for the representatives not started yet, per worker.
-      const double share = levels.left() * workers / static_cast<double>(remaining - i);
-      p.solve_cluster(reps[i], share, levels);
+      double share = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        share = height.left() / rounds(reps.size() - i + running);
+        ++running;
+      }
+      p.solve_cluster(reps[i], share, height);
+      std::lock_guard<std::mutex> lock(mu);
+      --running;
     });
-    remaining -= reps.size();
   }
   p.hilp_threads = p.threads;
 }
