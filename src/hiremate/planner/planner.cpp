@@ -132,7 +132,8 @@ struct Planner {
   // The parts of a partitioning, in the host's ids (fc, fd map g's ids there), each
   // sub-cluster offering the options that fit `budget` within its quota.
   std::vector<hierarchy::HPart> parts(const partition::Partitioning& p, const hierarchy::IdMap& fc,
-                                 const hierarchy::IdMap& fd, int64_t budget) const {
+                                 const hierarchy::IdMap& fd, int64_t budget, int total_options = 0) const {
+    if (total_options <= 0) total_options = popt.total_options;
     size_t sub_units = 0;
     for (const auto& part : p.parts)
       if (!part.leaf()) sub_units += tree.cluster(part.cluster).size();
@@ -144,7 +145,7 @@ struct Planner {
       } else {
         const auto& sc = tree.cluster(part.cluster);
         HostMenu m = menu_of(part.cluster);
-        size_t quota = hierarchy::option_quota(sc.size(), sub_units, static_cast<size_t>(popt.total_options));
+        size_t quota = hierarchy::option_quota(sc.size(), sub_units, static_cast<size_t>(total_options));
         hp.name = fmt::format("cluster {} ({} units)", part.cluster, sc.size());
         for (const Option& o : select(m.options, budget, quota)) hp.options.push_back(hierarchy::remap(o, fc, fd));
         if (hp.options.empty())  // nothing fits: the leanest one, for the ILP to refuse
@@ -168,7 +169,7 @@ struct Planner {
   }
 
   hierarchy::HilpResult run(const hierarchy::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
-                       ClusterReport& cr) {
+                       ClusterReport& cr, int cbc_threads = 0) {
     // A model that would take longer to build than the solve may last is not built
     // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
     // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
@@ -191,7 +192,7 @@ struct Planner {
     }
     hierarchy::HilpOptions ho;
     ho.time_limit = limit;
-    ho.threads = hilp_threads;
+    ho.threads = cbc_threads > 0 ? cbc_threads : hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
@@ -399,6 +400,11 @@ struct Planner {
   // where the limit is long enough for the MILP, started from their best plan, to improve it in the
   // other half; under a short limit every top solve gets an equal share.
   // measured: bench/results/time_shares.md#planner-flat-milp
+  // Each partitioning is solved twice: with top_small_options options in all (a model CBC settles
+  // quickly) and with every option the quotas allow. The full model is the better one where CBC has
+  // the time for it; where it has not, CBC's incumbent there can be far worse than the small
+  // model's, or missing. With two threads or more both run at once, one CBC thread each, for the
+  // whole share; with one, the small model first for top_small_share of it.
   void offer_hilp(Race& race, int64_t budget, const Deadline& top) {
     auto id = [](NodeId x) { return x; };
     const auto root_parts = partitionings(tree.root);
@@ -406,20 +412,46 @@ struct Planner {
     const Deadline hilp_time = !flat_applies()  ? top
                                : flat_gets_time() ? top.share(portfolio.top_hilp_share_with_flat)
                                                   : top.share(n / (n + 1));
+    const bool small_too = popt.top_small_options > 0 && popt.top_small_options < popt.total_options;
+    const bool beside = small_too && hilp_threads >= 2;
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
-      double limit = std::min(top.left(), hilp_time.left() / static_cast<double>(root_parts.size() - i));
-      std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
-      if (limit < 0.1) {
+      const Deadline mine = hilp_time.share(1.0 / static_cast<double>(root_parts.size() - i));
+      const std::string who = fmt::format("hilp ({}, {} parts)", p.partitioner, p.parts.size());
+      const std::string who_small = fmt::format("hilp ({}, {} parts, {} options)", p.partitioner, p.parts.size(),
+                                                popt.top_small_options);
+      if (std::min(top.left(), mine.left()) < 0.1) {
         race.notes.push_back(who + ": not solved, no time left");
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
-      hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget));
-      hierarchy::HilpResult r = run(hg, budget, opt.save_budget, limit, rep.top);
-      ++rep.top_solves;
-      if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
-      else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads) {
+        hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, total));
+        return run(hg, budget, opt.save_budget, limit, cr, cbc_threads);
+      };
+      auto take = [&](hierarchy::HilpResult r, const std::string& name) {
+        ++rep.top_solves;
+        if (r.has_schedule) offer(race, budget, std::move(r.schedule), name, std::nullopt);
+        else race.notes.push_back(fmt::format("{}: {}{}", name, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+      };
+      ClusterReport small_cr;
+      std::future<hierarchy::HilpResult> small;
+      if (beside) {
+        const double limit = std::min(top.left(), mine.left());
+        small = pool.run([&solve, this, limit, &small_cr] { return solve(popt.top_small_options, limit, small_cr, 1); });
+      } else if (small_too) {
+        take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0),
+             who_small);
+      }
+      const double limit = std::min(top.left(), mine.left());
+      if (limit >= 0.1) take(solve(popt.total_options, limit, rep.top, beside ? hilp_threads - 1 : 0), who);
+      if (small.valid()) take(small.get(), who_small);
+      rep.top.solves += small_cr.solves;
+      rep.top.optimal += small_cr.optimal;
+      rep.top.timed_out += small_cr.timed_out;
+      rep.top.infeasible += small_cr.infeasible;
+      rep.top.max_vars = std::max(rep.top.max_vars, small_cr.max_vars);
+      rep.top.max_rows = std::max(rep.top.max_rows, small_cr.max_rows);
     }
   }
 

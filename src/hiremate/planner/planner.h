@@ -29,6 +29,10 @@ struct PlannerOptions {
   int save_points = 6;
   int max_saves = 12;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
+  // The top H-ILP is also solved with this many options in all (0: not): beside the full one with two
+  // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).
+  int top_small_options = 25;
+  double top_small_share = 1.0 / 3;
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
