@@ -101,7 +101,6 @@ def write_all(run, out):
         lines += [f"Older single-purpose results in this folder, not rewritten by this command: "
                   f"{', '.join(f'[{f}]({f})' for f in older)}.", ""]
     lines += summary(by, results, expected)
-    lines += [open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "why.md")).read().rstrip(), ""]
     if meta.get("models_missing"):
         lines += ["## Captured models: not run", "", f"The models suite needs LibTorch: {meta['models_missing']}.", ""]
     if by["models"]:
