@@ -12,6 +12,8 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
 #include "hiremate/common/worker_pool.h"
+#include "hiremate/solvers/dagremat/dtr_decisions.h"
+#include "hiremate/solvers/dagremat/dtr_pass.h"
 #include "hiremate/solvers/dagremat/evict_sweep.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
@@ -42,7 +44,13 @@ struct DagRematRun {
   const int64_t cap = budget - dag.sources;
   double one_run = 0;          // every node once: the time of keep-all
   Clock::duration state_cost{};  // what each further start costs, at least
-  std::optional<dagremat::KeepState> keep_all, swept;
+  std::optional<dagremat::KeepState> keep_all, swept, from_dtr;
+  // The DTR pass's own plan (dtr_pass.h), checked by the simulator: returned where no keep/drop
+  // state fits, or where it is faster than the best of them.
+  std::optional<Schedule> dtr_schedule;
+  SimResult dtr_sim;
+  int dtr_stuck = -1;
+  bool from_dtr_fits = false;
   dagremat::SweepStats sweep_stats;
   bool swept_fits = false, keep_all_fits = false;
   Clock::time_point repair_until;
@@ -119,14 +127,16 @@ struct DagRematRun {
     });
     // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
     // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
+    run_dtr_pass();
     swept.emplace(*keep_all);
     swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
     if (swept_fits) dagremat::polish(*swept, deadline);
     swept->commit();
     phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
+    if (!swept_fits) dtr_projection_start();
     // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
     // hand it gets a share of the limit, so that the search has time to improve whichever is better.
-    repair_until = swept_fits ? until(DagRematSolver::kRepairShare) : deadline;
+    repair_until = swept_fits || from_dtr_fits ? until(DagRematSolver::kRepairShare) : deadline;
     repair_start(*keep_all, keep_all_fits, repair_until);
     phase("keep-all start repaired");
     gb = bound_job.get();
@@ -135,6 +145,52 @@ struct DagRematRun {
     plan.status = PlanStatus::Infeasible;
     plan.note = "proven infeasible: " + gb.note;
     return plan;
+  }
+
+  // The DTR pass (dtr_pass.h): milliseconds, and a checked plan wherever it gets through (on the
+  // 2,000-node dense DAG at 90 %: 2.62 % recomputation in 0.02 s; stuck at 80 % and 70 %).
+  // Its plan is returned where no keep/drop state fits or where it is faster than the best of them;
+  // its decisions (dtr_decisions.h) are a start where the sweep gets stuck (dtr_projection_start).
+  std::optional<dagremat::DtrResult> dtr;
+  void run_dtr_pass() {
+    const auto pass_until = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                               std::chrono::duration<double>(DagRematSolver::kDtrShare * limit)));
+    // A few variants (dtr_pass.h's measurements: each gets through where others get stuck), each
+    // milliseconds on the public graphs; the cheapest plan is kept.
+    using Cost = dagremat::DtrOptions::VictimCost;
+    for (Cost cost : {Cost::Inputs, Cost::Cone})
+      for (int tiers : {3, 2}) {
+        dagremat::DtrOptions o;
+        o.tiers = tiers;
+        o.victim_cost = cost;
+        int stuck = -1;
+        auto pass = dagremat::dtr_pass(dag, cap, pass_until, o, &stuck);
+        if (!pass) dtr_stuck = std::max(dtr_stuck, stuck);
+        if (pass && (!dtr || pass->recompute_cost < dtr->recompute_cost)) dtr = std::move(pass);
+      }
+    if (!dtr) {
+      phase(dtr_stuck >= 0 ? fmt::format("DTR pass stuck (at stage {} at best)", dtr_stuck) : "DTR pass ran out of time");
+      return;
+    }
+    std::vector<Op> ops;
+    ops.reserve(dtr->positions.size());
+    for (int p : dtr->positions) ops.push_back(Op::compute(dag.order[p]));
+    Schedule schedule = insert_frees(g, ops);
+    dtr_sim = simulate(g, schedule);
+    if (dtr_sim.valid && dtr_sim.peak <= budget) dtr_schedule = std::move(schedule);
+    phase(fmt::format("DTR pass: {} ({:.3f} % recomputation)",
+                      dtr_schedule ? "valid" : (dtr_sim.valid ? "over the budget" : "invalid: " + dtr_sim.reason),
+                      100 * dtr->recompute_cost / one_run));
+  }
+
+  // The pass's decisions, repaired within their own share (a stuck repair must not take the
+  // searches' time). Only where the sweep got stuck: the repair is slow on dense DAGs.
+  void dtr_projection_start() {
+    if (!dtr) return;
+    from_dtr.emplace(dag, cap);
+    from_dtr->assign(dagremat::dtr_decisions(dag, *dtr));
+    repair_start(*from_dtr, from_dtr_fits, std::max(Clock::now(), until(DagRematSolver::kDtrRepairShare)));
+    phase(from_dtr_fits ? "DTR start repaired" : "DTR start stuck");
   }
 
   // Starts: the sweep's, keep-all's and the relaxation's decisions, each repaired and polished.
@@ -153,6 +209,7 @@ struct DagRematRun {
       repair_start(*relaxed, relaxed_fits, repair_until);
     consider(*swept, swept_fits, "the eviction sweep");
     consider(*keep_all, keep_all_fits, "keep-all");
+    if (from_dtr) consider(*from_dtr, from_dtr_fits, "the DTR pass");
     if (relaxed) consider(*relaxed, relaxed_fits, "the relaxation");
     if (best_keep.empty() && time_for_a_start()) recompute_all_start();
     if (best_keep.empty() && time_for_a_start()) annealing_start();
@@ -191,6 +248,22 @@ struct DagRematRun {
     if (s.excess() == 0) consider(s, true, "annealing from the stuck repair");
   }
 
+  // No keep/drop state fits but the DTR pass's plan does (checked by the simulator in run_dtr_pass).
+  Plan dtr_only() const {
+    Plan plan;
+    plan.schedule = *dtr_schedule;
+    plan.has_schedule = true;
+    plan.status = PlanStatus::Feasible;
+    if (gb.bound) plan.bound = std::min(dtr_sim.time, one_run + *gb.bound);
+    plan.note = fmt::format("the DTR pass's own plan (no keep/drop start fits: the greedy repair from every start "
+                            "found none); bound from the gap relaxation ({})",
+                            gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+    if (opt.verbose)
+      std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
+                               100 * (dtr_sim.time - one_run) / one_run, run.elapsed());
+    return plan;
+  }
+
   // No start fits: TimedOut, with the bound and why.
   // (greedy_evict_sequence is no fallback here: on a generated 5,000-node DAG it ran for minutes.)
   Plan no_start() const {
@@ -202,9 +275,11 @@ struct DagRematRun {
             ? fmt::format("the eviction sweep got stuck at stage {} of {}", sweep_stats.stuck_stage, dag.n)
             : fmt::format("the eviction sweep ran out of its {:.0f} % of the time after {} evictions",
                           100 * DagRematSolver::kSweepShare, sweep_stats.evictions);
-    plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; the greedy repair from every start and "
+    const std::string pass = dtr_stuck >= 0 ? fmt::format("the DTR pass got stuck (at stage {} at best)", dtr_stuck)
+                                            : std::string("the DTR pass ran out of its time");
+    plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; {}; the greedy repair from every start and "
                             "annealing from its state found none); a longer --time-limit may find a plan",
-                            run.elapsed(), sweep);
+                            run.elapsed(), sweep, pass);
     return plan;
   }
 
@@ -256,6 +331,12 @@ struct DagRematRun {
       throw SolverFailure(fmt::format("dagremat: the plan was rejected by the simulator ({}); this is a bug",
                                       sim.valid ? fmt::format("peak {} > budget {}", sim.peak, budget) : sim.reason));
     plan.has_schedule = true;
+    std::string from = best_from;
+    if (dtr_schedule && dtr_sim.time < sim.time) {  // the pass's own plan (checked in run_dtr_pass) is faster
+      plan.schedule = *dtr_schedule;
+      sim = dtr_sim;
+      from = "the DTR pass's own plan";
+    }
     long rounds = 0, accepted = 0;
     for (const auto& st : stats) {
       rounds += st.rounds;
@@ -265,13 +346,13 @@ struct DagRematRun {
     const bool meets = plan.bound && sim.time - *plan.bound <= 1e-9 * std::max(1.0, std::abs(sim.time));
     plan.status = meets ? PlanStatus::Optimal : PlanStatus::Feasible;
     plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
-                            best_from, rounds, accepted,
+                            from, rounds, accepted,
                             gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
-    if (plan.bound && sim.time - *plan.bound > DagRematSolver::kLooseGap * sim.time)
+    if (plan.bound && from == best_from && sim.time - *plan.bound > DagRematSolver::kLooseGap * sim.time)
       plan.note += loose_gap_note(final_state);
     if (opt.verbose)
       std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
-                               100 * best_cost / one_run, run.elapsed());
+                               100 * (sim.time - one_run) / one_run, run.elapsed());
     return plan;
   }
 
@@ -297,7 +378,7 @@ Plan DagRematSolver::solve(const Graph& g, int64_t budget, const SolveOptions& o
   if (opt.verbose) r.phase(fmt::format("stage DAG of {} values, {} gaps", r.dag.n, r.dag.gaps.size()));
   if (auto settled = r.first_starts()) return std::move(*settled);
   r.more_starts();
-  if (r.best_keep.empty()) return r.no_start();
+  if (r.best_keep.empty()) return r.dtr_schedule ? r.dtr_only() : r.no_start();
   return r.finish(r.improve());
 }
 

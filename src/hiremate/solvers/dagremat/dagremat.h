@@ -5,7 +5,8 @@
 //    between these two reads", solved by CBC under a share of the time limit. Its proven bound
 //    plus one run of every node is a lower bound on any plan's time.
 // 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. The
-//    eviction sweep (evict_sweep.h) gives a first plan in a fraction of a second; two more
+//    DTR pass (dtr_pass.h) gives a checked plan in milliseconds where it gets through, the
+//    eviction sweep (evict_sweep.h) a first state in a fraction of a second; two more
 //    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
 //    repaired greedily to the budget and polished (when every repair gets stuck, annealing from the
 //    stuck state looks for a first plan); the better one is improved (search.h) by ruin
@@ -37,6 +38,11 @@ class DagRematSolver : public Solver {
   static constexpr double kBoundShare = 0.3;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
+  // The DTR pass (dtr_pass.h) gets this share from when it begins (milliseconds on the public
+  // graphs and the 2,000-node dense DAG); the repair of its projection (dtr_decisions.h), only where
+  // the eviction sweep gets stuck, ends by the next share.
+  static constexpr double kDtrShare = 0.1;
+  static constexpr double kDtrRepairShare = 0.5;
   // The keep-all start's repair once the eviction sweep has a plan (without one it may take all of
   // it). measured: bench/results/time_shares.md#dagremat-repair-share
   static constexpr double kRepairShare = 0.8;

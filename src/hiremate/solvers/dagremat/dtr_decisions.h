@@ -1,0 +1,17 @@
+// The DTR pass's plan (dtr_pass.h) as keep/drop decisions (keep_state.h), so that the repair and the
+// searches can start from it. Per gap: hold while the pass held the value from the gap's start on,
+// resume where the pass last made it resident for the gap's end. Where the pass dropped and remade a
+// value more than once in a gap, the middle stays dropped; where its recomputed values served several
+// stages, the state recomputes them per stage: the state may exceed the cap where the pass did not,
+// and is repaired.
+#pragma once
+#include <vector>
+
+#include "hiremate/solvers/dagremat/dtr_pass.h"
+#include "hiremate/solvers/dagremat/keep_state.h"
+
+namespace hiremate::dagremat {
+
+std::vector<KeepState::Decision> dtr_decisions(const StageDag& dag, const DtrResult& pass);
+
+}  // namespace hiremate::dagremat

@@ -1,0 +1,338 @@
+#include "hiremate/solvers/dagremat/dtr_pass.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace hiremate::dagremat {
+
+namespace {
+
+struct Dtr {
+  const FixedOrderDag& dag;
+  const int64_t cap;
+  const DtrOptions& opt;
+  std::vector<char> resident;
+  std::vector<int> pending;     // reads by computations of the current stage still to run: pinned while > 0
+  std::vector<long> last_access;  // clock_ops when it was last made or read
+  long clock_ops = 0;            // computations so far
+  std::vector<int> slot;        // position in `live` (-1: not resident)
+  std::vector<int> live;        // the resident values
+  std::vector<size_t> next_user;  // index into dag.users[v] of its first user at or after the stage
+  int64_t memory = 0;
+  int now = 0;
+  DtrResult out;
+
+  Dtr(const FixedOrderDag& d, int64_t c, const DtrOptions& o) : dag(d), cap(c), opt(o) {
+    resident.assign(dag.n, 0);
+    pending.assign(dag.n, 0);
+    slot.assign(dag.n, -1);
+    last_access.assign(dag.n, 0);
+    listed.assign(dag.n, 0);
+    next_user.assign(dag.n, 0);
+    out.held.assign(dag.n, {});
+  }
+
+  // Steps from now to v's next first-computation read; values read no more get the largest.
+  double distance(int v) {
+    const auto& us = dag.users[v];
+    size_t& i = next_user[v];
+    while (i < us.size() && us[i] < now) ++i;
+    return i < us.size() ? 1.0 + us[i] - now : 2.0 * dag.n;
+  }
+
+  void add(int v) {
+    resident[v] = 1;
+    slot[v] = static_cast<int>(live.size());
+    live.push_back(v);
+    memory += dag.mem[v];
+    out.held[v].emplace_back(now, dag.n);
+  }
+  void remove(int v) {
+    resident[v] = 0;
+    const int last = live.back();
+    live[slot[v]] = last;
+    slot[last] = slot[v];
+    live.pop_back();
+    slot[v] = -1;
+    memory -= dag.mem[v];
+    out.held[v].back().second = now;
+  }
+
+  // Whether v is an input of an evicted value that a first computation still reads: evicting it too
+  // would make that value's recomputation a cone.
+  bool protects(int v) {
+    for (int u : dag.users[v])
+      if (u < now && !resident[u] && distance(u) < 2.0 * dag.n) return true;
+    return false;
+  }
+
+  bool inputs_resident(int v) const {
+    for (int p : dag.pred[v])
+      if (!resident[p]) return false;
+    return true;
+  }
+
+  // DTR's e*: the time of the evicted values connected to v through evicted values (inputs and
+  // readers already computed), which evicting v joins into one cone; with VictimCost::Cone, through
+  // inputs only (v's own recomputation cone). Infinity once above `limit`.
+  std::vector<int> seen, todo;
+  int seen_clock = 0;
+  double evicted_neighbourhood(int v, double limit) {
+    if (seen.size() != static_cast<size_t>(dag.n)) seen.assign(dag.n, 0);
+    ++seen_clock;
+    seen[v] = seen_clock;
+    todo.assign(1, v);
+    double sum = 0;
+    while (!todo.empty()) {
+      const int k = todo.back();
+      todo.pop_back();
+      for (const auto* list : {&dag.pred[k], &dag.users[k]})
+        for (int w : *list) {
+          if (opt.victim_cost == DtrOptions::VictimCost::Cone && list != &dag.pred[k]) break;
+          if (w >= now || resident[w] || seen[w] == seen_clock) continue;
+          seen[w] = seen_clock;
+          sum += dag.cost[w];
+          if (sum > limit) return std::numeric_limits<double>::infinity();
+          todo.push_back(w);
+        }
+    }
+    return sum;
+  }
+
+  // The value's score: what evicting it costs, per byte, per step it would not be needed. Values a
+  // first computation still reads: steps until that read (the fixed order tells the future). Others
+  // are read only by recomputations: steps since their last access (DTR's staleness), so that the
+  // inputs of a stage's recomputations are not evicted between sibling recomputations.
+  double score(int v, double limit_score) {
+    const double d = distance(v);
+    const double factor = d < 2.0 * dag.n ? d : 1.0 + static_cast<double>(clock_ops - last_access[v]);
+    const double scale = static_cast<double>(dag.mem[v]) * factor;
+    double e = 0;
+    if (opt.victim_cost != DtrOptions::VictimCost::Inputs) {
+      e = opt.neighbourhood * evicted_neighbourhood(v, limit_score * scale);
+    } else {
+      for (int p : dag.pred[v])
+        if (!resident[p]) e += opt.neighbourhood * dag.cost[p];
+    }
+    return (dag.cost[v] + e + 1e-12) / scale;
+  }
+
+  // Between stages: values no first computation reads and no evicted value needs are freed (the
+  // protected ones stay), then evicted values whose inputs are all resident are recomputed, nearest
+  // read first, while they fit without evicting anything. This is the DTR pass's cheap resume: a value
+  // evicted at a peak comes back right after it, before its inputs die; recomputed at its read instead,
+  // its inputs were gone and the cones reached back to the graph's start (dense DAGs).
+  std::vector<int> evicted_live;  // evicted values a first computation still reads (once each: `listed`)
+  std::vector<char> listed;
+  void between_stages(int next) {
+    now = next;
+    for (size_t i = 0; i < live.size();) {
+      const int v = live[i];
+      if (pending[v] == 0 && distance(v) >= 2.0 * dag.n && !protects(v)) {
+        remove(v);  // swaps the last resident value into slot i
+        continue;
+      }
+      ++i;
+    }
+    if (!opt.restore) return;
+    std::vector<std::pair<double, int>> ready;
+    size_t keep = 0;
+    for (int v : evicted_live) {
+      if (resident[v] || distance(v) >= 2.0 * dag.n) {  // restored on demand, or read no more
+        listed[v] = 0;
+        continue;
+      }
+      evicted_live[keep++] = v;
+      bool inputs = true;
+      for (int p : dag.pred[v]) inputs = inputs && resident[p];
+      if (inputs) ready.emplace_back(distance(v), v);
+    }
+    evicted_live.resize(keep);
+    std::sort(ready.begin(), ready.end());
+    for (const auto& [d, v] : ready) {
+      if (memory + dag.mem[v] + dag.overhead[v] > cap) continue;
+      add(v);
+      last_access[v] = ++clock_ops;
+      out.positions.push_back(v);
+      out.recompute_cost += dag.cost[v];
+    }
+  }
+
+  // Evicts the unpinned resident value of least score, in tiers (DtrOptions::tiers).
+  bool evict_one() {
+    for (int tier = 0; tier < opt.tiers; ++tier) {
+      int best = -1;
+      double best_score = std::numeric_limits<double>::infinity();
+      for (int v : live) {
+        if (pending[v] > 0 || dag.mem[v] == 0) continue;
+        // Tier 0: values whose eviction costs one recomputation; tier 1 (of 3): any that no evicted
+        // value needs; last: any.
+        if (tier < opt.tiers - 1 && protects(v)) continue;
+        if (tier == 0 && opt.tiers > 1 && distance(v) < 2.0 * dag.n && !inputs_resident(v)) continue;
+        const double sc = score(v, best_score);
+        if (sc < best_score) {
+          best_score = sc;
+          best = v;
+        }
+      }
+      if (best >= 0) {
+        remove(best);
+        if (distance(best) < 2.0 * dag.n && !listed[best]) {
+          listed[best] = 1;
+          evicted_live.push_back(best);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Runs v (its inputs resident and pinned): evicts until it fits, then makes it resident.
+  bool run(int v) {
+    while (memory + dag.mem[v] + dag.overhead[v] > cap)
+      if (!evict_one()) return false;
+    add(v);
+    last_access[v] = ++clock_ops;
+    out.positions.push_back(v);
+    if (v != now) out.recompute_cost += dag.cost[v];
+    return true;
+  }
+
+  // Stage t: t's inputs are made resident, those that are gone recomputed with theirs, recursively
+  // (an explicit stack: chains of evicted values can be as long as the graph). A frame first pins the
+  // inputs that are resident (so that recomputing the others cannot evict them), then recomputes the
+  // others one by one, pinning each when it is made; after its run it unpins its inputs. Only the
+  // inputs of the frames on the stack are pinned: pinning the whole missing cone at once got stuck
+  // at 80 % on the 2,000-node dense DAG.
+  struct Frame {
+    int v;
+    size_t next;      // the next input to make resident
+    size_t pins;      // where its pins begin in `pins`: those of entry first (in input order), then the others
+    size_t entry;     // how many it pinned on entry
+    size_t seen = 0;  // how many of those the walk has passed
+  };
+  std::vector<Frame> frames;
+  std::vector<int> pins;
+
+  void enter(int v) {
+    Frame f{v, 0, pins.size(), 0};
+    for (int p : dag.pred[v])
+      if (resident[p]) {
+        ++pending[p];
+        last_access[p] = clock_ops;
+        pins.push_back(p);
+      }
+    f.entry = pins.size() - f.pins;
+    frames.push_back(f);
+  }
+
+  // Stage t with the whole missing cone at once: collected in depth-first post-order (inputs before
+  // readers), each value computed once; every input of a pending computation is pinned until that
+  // computation has run (reads counted in `pending`), so nothing is recomputed twice in a stage.
+  std::vector<int> cone_order, dfs;
+  std::vector<size_t> child;
+  std::vector<int> cone_stamp;
+  int cone_clock = 0;
+  bool stage_cone(int t, std::chrono::steady_clock::time_point deadline) {
+    if (cone_stamp.empty()) {
+      cone_stamp.assign(dag.n, 0);
+      child.assign(dag.n, 0);
+    }
+    now = t;
+    ++cone_clock;
+    cone_order.clear();
+    dfs.assign(1, t);
+    cone_stamp[t] = cone_clock;
+    child[t] = 0;
+    while (!dfs.empty()) {
+      const int k = dfs.back();
+      const auto& ps = dag.pred[k];
+      if (child[k] < ps.size()) {
+        const int p = ps[child[k]++];
+        if (resident[p] || cone_stamp[p] == cone_clock) continue;
+        cone_stamp[p] = cone_clock;
+        child[p] = 0;
+        dfs.push_back(p);
+      } else {
+        cone_order.push_back(k);
+        dfs.pop_back();
+      }
+    }
+    for (int k : cone_order)
+      for (int p : dag.pred[k]) {
+        ++pending[p];
+        last_access[p] = clock_ops;
+      }
+    for (size_t i = 0; i < cone_order.size(); ++i) {
+      const int k = cone_order[i];
+      if (!run(k)) {
+        // The pinned cone does not fit: release what is still pending and let the depth-first
+        // stage, which pins only the inputs on its stack, finish it.
+        for (size_t j = i; j < cone_order.size(); ++j)
+          for (int p : dag.pred[cone_order[j]]) --pending[p];
+        ++out.depth_first_stages;
+        return opt.depth_first_fallback && stage(t, deadline);
+      }
+      for (int p : dag.pred[k]) --pending[p];
+    }
+    return true;
+  }
+
+  bool stage(int t, std::chrono::steady_clock::time_point deadline) {
+    now = t;
+    frames.clear();
+    pins.clear();
+    enter(t);
+    long steps = 0;
+    while (!frames.empty()) {
+      if ((++steps & 1023) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+      Frame& f = frames.back();
+      const auto& ps = dag.pred[f.v];
+      for (; f.next < ps.size(); ++f.next) {
+        const int p = ps[f.next];
+        if (f.seen < f.entry && pins[f.pins + f.seen] == p) {
+          ++f.seen;  // pinned on entry
+          continue;
+        }
+        if (!resident[p]) break;
+        ++pending[p];  // made by a sibling's recomputation since
+        last_access[p] = clock_ops;
+        pins.push_back(p);
+      }
+      if (f.next < ps.size()) {
+        enter(ps[f.next]);
+        continue;
+      }
+      const int v = f.v;
+      if (!run(v)) return false;
+      for (size_t i = f.pins; i < pins.size(); ++i) --pending[pins[i]];
+      pins.resize(f.pins);
+      frames.pop_back();
+      if (!frames.empty()) {  // the parent's input, now resident
+        ++pending[v];
+        pins.push_back(v);
+        ++frames.back().next;
+      }
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::optional<DtrResult> dtr_pass(const FixedOrderDag& dag, int64_t cap, std::chrono::steady_clock::time_point deadline,
+                                  const DtrOptions& opt, int* stuck_stage) {
+  Dtr d(dag, cap, opt);
+  for (int t = 0; t < dag.n; ++t) {
+    if ((t & 63) == 0 && std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    if (!(opt.whole_cone ? d.stage_cone(t, deadline) : d.stage(t, deadline))) {
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      if (stuck_stage) *stuck_stage = t;
+      return std::nullopt;
+    }
+    d.between_stages(t + 1);
+  }
+  return std::move(d.out);
+}
+
+}  // namespace hiremate::dagremat
