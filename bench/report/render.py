@@ -118,7 +118,9 @@ def write_all(run, out):
                   "sim. overhead = the plan's simulated time over keep-all; measured peak = the largest counted "
                   "activation peak over the steps; step times = medians after the first step, wall clock (CPU "
                   "time beside: steadier on this shared machine); grad diff = the largest relative gradient "
-                  f"difference to plain PyTorch. Time limits: {limits_text(by['models'])}. "
+                  f"difference to plain PyTorch; CPU - sim. = the measured CPU overhead against plain PyTorch minus the "
+                  "simulated overhead, in points (issue 21); the lines under each table count the plans where it "
+                  "exceeds 3 points and give what the same run measures about why. Time limits: {limits_text(by['models'])}. "
                   "CSV: [models.csv](models.csv).", "",
                   "![measured against simulated peak](simulated-vs-measured.png)", ""]
         for res in by["models"]:
