@@ -2,6 +2,7 @@
 
     /usr/bin/python3 bench/torch/overhead_causes.py [--hiremate build/hiremate] [--names gpt2,resnet]
         [--plans autograd:1.0,twremat:lowest,hiremate:lowest] [--steps 11] [--repeats 3] [--out FILE]
+        [--old-raw bench/results/raw.json]
 
 Per model: traces it (examples/models/trace.py), profiles it once (`hiremate profile --threads 1`: the
 PROFILE every plan is made on, as in the report's models suite), finds `lowest` as the suite does
@@ -103,6 +104,41 @@ def analyse(r):
     }
 
 
+def old_spread(path):
+    """The models rows of an earlier report: how many steps its medians had, and how far the per-step CPU
+    overheads of one row (executor step k against plain step k) lie apart."""
+    run = json.load(open(path))
+    out = [f"## The models rows of {path} (commit {run['meta']['commit'][:10]}, {run['meta']['date']}, "
+           f"`{run['meta']['command']}`)", ""]
+    rows = [(res["name"], r) for res in run["results"] if res["suite"] == "models" for r in res["runs"]
+            if r.get("steps") and r.get("overhead_percent") is not None]
+    if not rows:
+        return out + ["No executed models rows.", ""]
+    nsteps = sorted({len(r["steps"]) for _, r in rows})
+    out.append(f"- {len(rows)} executed plans, {'/'.join(map(str, nsteps))} steps each: the median after the first "
+               f"step is over {'/'.join(str(n - 1) for n in nsteps)} step(s).")
+    gaps = []
+    for name, r in rows:
+        per = [100.0 * (s["cpu_time"] / s["plain_cpu_time"] - 1) for s in r["steps"] if s.get("plain_cpu_time")]
+        gaps.append((max(per) - min(per), name, r, per))
+    gaps.sort(key=lambda g: -g[0])
+    for gap, name, r, per in gaps[:4]:
+        out.append(f"- {name}, {r['solver']} at {r['budget']}: simulated {r['overhead_percent']:.2f} %, per-step CPU "
+                   f"overheads {', '.join(f'{p:+.1f}' for p in per)} % ({gap:.1f} points apart); step CPU times "
+                   + ", ".join(f"{1e3 * s['cpu_time']:.1f}/{1e3 * s['plain_cpu_time']:.1f}" for s in r["steps"])
+                   + " ms (executor/plain).")
+    same = {}
+    for name, r in rows:
+        same.setdefault((name, r["budget"], round(r["overhead_percent"], 6), r.get("simulated_peak")), []).append(r)
+    for (name, budget, ov, _), rs in same.items():
+        if len(rs) > 1:
+            c = [100.0 * (r["step_cpu_time"] / r["plain_step_cpu_time"] - 1) for r in rs]
+            if max(c) - min(c) > 10:
+                out.append(f"- {name} at {budget}: {', '.join(r['solver'] for r in rs)} planned the same simulated "
+                           f"overhead {ov:.2f} % and peak; measured CPU overheads {', '.join(f'{x:+.1f}' for x in c)} %.")
+    return out + [""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hiremate", default=benchlib.HIREMATE)
@@ -111,6 +147,7 @@ def main():
     ap.add_argument("--steps", type=int, default=11)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", help="also write the markdown here")
+    ap.add_argument("--old-raw", help="an earlier report's raw.json: the per-step spread of its models rows")
     a = ap.parse_args()
     names = a.names.split(",")
     plans = [p.split(":") for p in a.plans.split(",")]
@@ -176,10 +213,25 @@ def main():
                         f"autograd's ({100 * extra_meas / bo:+.1f} % of them) where the profile predicts "
                         f"{extra_sim:+.2f} ms; the {xs[0]['recomp_n']} recomputations cost {med('recomp_ms'):.2f} ms "
                         f"in sequence against {xs[0]['recomp_sim_ms']:.2f} ms in the profile; plain PyTorch "
-                        f"{med('plain_ms'):.2f} ms in these runs against {bp:.2f} ms in autograd's.")
+                        f"{med('plain_ms'):.2f} ms in these runs against {bp:.2f} ms in autograd's; the ops it does "
+                        f"not recompute {med('ops_ms') - med('recomp_ms'):.2f} ms against autograd's {bo:.2f} ms "
+                        f"({med('ops_ms') - med('recomp_ms') - bo:+.2f} ms).")
+                    kept = summary.get((name, solver, budget, "malloc kept"))
+                    kb = summary.get((name, "autograd", "1.0", "malloc kept"))
+                    if kept:
+                        k = kept[0]
+                        lines.append(
+                            f"  - with malloc kept (GLIBC_TUNABLES above): CPU {k['cpu']:+.1f} % (CPU - sim. "
+                            f"{k['cpu'] - k['sim']:+.1f} against {med('cpu') - xs[0]['sim']:+.1f} by default); plain "
+                            f"{k['plain_ms']:.2f} ms against {med('plain_ms'):.2f}; minor page faults of the run "
+                            f"{k['minflt']} against {int(med('minflt'))}"
+                            + (f"; autograd's ops {kb[0]['ops_ms']:.2f} ms, this plan's not recomputed "
+                               f"{k['ops_ms'] - k['recomp_ms']:.2f} ms" if kb else "") + ".")
                 lines.append("")
     lines[lines.index("- Load average at the end: filled in below")] = (
         f"- Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {time.time() - t0:.0f} s")
+    if a.old_raw:
+        lines += old_spread(a.old_raw)
     text = "\n".join(lines).rstrip() + "\n"
     print(text)
     if a.out:
