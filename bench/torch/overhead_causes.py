@@ -2,7 +2,7 @@
 
     /usr/bin/python3 bench/torch/overhead_causes.py [--hiremate build/hiremate] [--names gpt2,resnet]
         [--plans autograd:1.0,twremat:lowest,hiremate:lowest] [--steps 11] [--repeats 3] [--out FILE]
-        [--old-raw bench/results/raw.json]
+        [--profiles 5] [--old-raw bench/results/raw.json]
 
 Per model: traces it (examples/models/trace.py), profiles it once (`hiremate profile --threads 1`: the
 PROFILE every plan is made on, as in the report's models suite), finds `lowest` as the suite does
@@ -10,6 +10,8 @@ PROFILE every plan is made on, as in the report's models suite), finds `lowest` 
 separate `hiremate train MODEL --budget B --solver S --times-from PROFILE --threads 1 --steps N --trace
 --json` (executor and plain PyTorch alternate within each step), and once more with glibc's malloc told
 to keep freed memory (GLIBC_TUNABLES: no mmap below 32 MiB, no trim), to see the allocator's share.
+Then it profiles the model --profiles times more and plans each plan again on each fresh profile (one
+step): how far the prediction itself moves from one profile to the next.
 
 What it reports per run, all measured:
   sim.        the plan's simulated overhead over keep-all (the profile's per-op times, each op group
@@ -147,6 +149,8 @@ def main():
     ap.add_argument("--steps", type=int, default=11)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", help="also write the markdown here")
+    ap.add_argument("--profiles", type=int, default=5, help="fresh profiles per model, to see how far the "
+                    "prediction itself moves from one profile to the next (0: none)")
     ap.add_argument("--old-raw", help="an earlier report's raw.json: the per-step spread of its models rows")
     a = ap.parse_args()
     names = a.names.split(",")
@@ -227,6 +231,26 @@ def main():
                             f"{k['minflt']} against {int(med('minflt'))}"
                             + (f"; autograd's ops {kb[0]['ops_ms']:.2f} ms, this plan's not recomputed "
                                f"{k['ops_ms'] - k['recomp_ms']:.2f} ms" if kb else "") + ".")
+                lines.append("")
+            if a.profiles:
+                # The prediction's own spread: each plan made again on fresh profiles of the same model
+                # (one step each: only the simulated overhead is read).
+                sims = {}
+                for k in range(a.profiles):
+                    pk = benchlib.profile(model, inputs, os.path.join(tmp, f"{name}.{k}.graph.json"), 1)
+                    for solver, budget in plans:
+                        if solver == "autograd":
+                            continue
+                        r = train(a.hiremate, model, inputs, pk, solver, low if budget == "lowest" else budget, 1)
+                        if r is not None:
+                            sims.setdefault((solver, budget), []).append(
+                                (100.0 * (r["simulated_time"] / r["keep_all_time"] - 1), 1e3 * r["keep_all_time"]))
+                lines.append(f"- {name}, the prediction on {a.profiles} fresh profiles (`hiremate profile --threads 1` "
+                             "again, the plan made again on each): simulated keep-all step "
+                             + ", ".join(f"{t:.2f}" for _, t in next(iter(sims.values()), [])) + " ms; per plan, "
+                             "the simulated overhead: " + "; ".join(
+                                 f"{s_} at {b_} {min(v for v, _ in x):.2f} .. {max(v for v, _ in x):.2f} %"
+                                 for (s_, b_), x in sims.items()) + ".")
                 lines.append("")
     lines[lines.index("- Load average at the end: filled in below")] = (
         f"- Load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; {time.time() - t0:.0f} s")
