@@ -229,7 +229,6 @@ def models_table(results):
                 base = r["keep_all_peak"]
                 dm = 100.0 * (r["measured_peak"] - r["simulated_peak"]) / r["simulated_peak"] if r["simulated_peak"] else 0
                 st, pst = r["step_time"], r["plain_step_time"]
-                ct, pct = r["step_cpu_time"], r["plain_step_cpu_time"]
                 lines.append(
                     f"| {budget_label(label, runs)} | {s} | {r['status']} | {r['overhead_percent']:.2f} | "
                     f"{peak_percent(r):.1f} | {100.0 * r['measured_peak'] / base:.1f} | {dm:+.2f} % | "

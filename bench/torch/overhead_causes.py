@@ -157,7 +157,7 @@ def main():
     plans = [p.split(":") for p in a.plans.split(",")]
     lines = ["# Predicted against measured step overhead: the causes (issue 21)", "",
              *benchlib.provenance_lines(benchlib.provenance(binary=a.hiremate)),
-             f"- Load average at the end: filled in below", "", __doc__.split("What it reports per run, all measured:")[1]
+             "- Load average at the end: filled in below", "", __doc__.split("What it reports per run, all measured:")[1]
              .strip("\n").join(["```\n", "\n```"]), ""]
     t0 = time.time()
     summary = {}
