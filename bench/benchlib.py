@@ -203,8 +203,10 @@ def train(model, inputs, solver, budget, limit, steps, threads=1, times_from=Non
         out = json.loads(p.stdout)
     except json.JSONDecodeError:
         last = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+        out = {"note": last}
+    if "status" not in out:  # no plan: a parse failure above, or `--json`'s {"error", "exit_code"} object
         status = {2: "refused", 3: "infeasible", 4: "no_plan_found"}.get(p.returncode, "error")
-        out = {"status": status, "note": last}
+        out = {"status": status, "note": out.get("error") or out.get("note") or f"exit {p.returncode}"}
     out["wall"] = time.time() - t0
     out["exit"] = p.returncode
     return out

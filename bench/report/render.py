@@ -87,6 +87,37 @@ def clear(out):
             os.remove(os.path.join(out, f))
 
 
+def models_section(models, meta, out, csv_name, plots_too):
+    """The models suite's section: its CSV (csv_name in out), plots (plots_too) and table lines."""
+    lines = []
+    tables.write_csv(models, os.path.join(out, csv_name), None, meta)
+    m0 = models[0]
+    lines += ["## Captured models: planned, then executed", "",
+              "The example models (examples/models), traced and profiled once (`hiremate profile --threads 1`); "
+              "each cell is one `hiremate train MODEL --budget B --solver S --times-from PROFILE --threads 1 "
+              f"--steps {m0['steps']}`: the solver plans on that profile's times, the executor trains the steps "
+              "beside plain PyTorch in the same process. Budgets: % of the keep-all activation peak (parameters, "
+              "their gradients and the inputs excluded)" +
+              (f"; `lowest` = the lowest budget {m0['lowest'][0]} finds feasible ({m0['lowest'][1]} halvings)"
+               if m0.get("lowest") else "") + ". "
+              "sim. overhead = the plan's simulated time over keep-all; measured peak = the largest counted "
+              "activation peak over the steps; step times = medians after the first step, wall clock (CPU "
+              "time beside: steadier on this shared machine); grad diff = the largest relative gradient "
+              f"difference to plain PyTorch; CPU - sim. = the measured CPU overhead against plain PyTorch minus the "
+              "simulated overhead, in points (issue 21); the lines under each table count the plans where it "
+              f"exceeds 3 points and give what the same run measures about why. Time limits: {limits_text(models)}. "
+              f"CSV: [{csv_name}]({csv_name}).", ""]
+    if plots_too:
+        plots.simulated_vs_measured(models, os.path.join(out, "simulated-vs-measured.png"))
+        lines += ["![measured against simulated peak](simulated-vs-measured.png)", ""]
+    for res in models if plots_too else []:
+        png = f"overhead-model-{res['name']}.png"
+        plots.overhead_vs_budget(res, os.path.join(out, png))
+        lines += [f"![overhead against budget, {res['name']}]({png})", ""]
+    lines += tables.models_table(models)
+    return lines + [""]
+
+
 def write_all(run, out):
     meta, results = run["meta"], run["results"]
     clear(out)
@@ -104,28 +135,7 @@ def write_all(run, out):
     if meta.get("models_missing"):
         lines += ["## Captured models: not run", "", f"The models suite needs LibTorch: {meta['models_missing']}.", ""]
     if by["models"]:
-        tables.write_csv(by["models"], os.path.join(out, "models.csv"), None, meta)
-        plots.simulated_vs_measured(by["models"], os.path.join(out, "simulated-vs-measured.png"))
-        m0 = by["models"][0]
-        lines += ["## Captured models: planned, then executed", "",
-                  "The example models (examples/models), traced and profiled once (`hiremate profile --threads 1`); "
-                  "each cell is one `hiremate train MODEL --budget B --solver S --times-from PROFILE --threads 1 "
-                  f"--steps {m0['steps']}`: the solver plans on that profile's times, the executor trains the steps "
-                  "beside plain PyTorch in the same process. Budgets: % of the keep-all activation peak (parameters, "
-                  "their gradients and the inputs excluded)" +
-                  (f"; `lowest` = the lowest budget {m0['lowest'][0]} finds feasible ({m0['lowest'][1]} halvings)"
-                   if m0.get("lowest") else "") + ". "
-                  "sim. overhead = the plan's simulated time over keep-all; measured peak = the largest counted "
-                  "activation peak over the steps; step times = medians after the first step, wall clock (CPU "
-                  "time beside: steadier on this shared machine); grad diff = the largest relative gradient "
-                  f"difference to plain PyTorch. Time limits: {limits_text(by['models'])}. "
-                  "CSV: [models.csv](models.csv).", "",
-                  "![measured against simulated peak](simulated-vs-measured.png)", ""]
-        for res in by["models"]:
-            png = f"overhead-model-{res['name']}.png"
-            plots.overhead_vs_budget(res, os.path.join(out, png))
-            lines += [f"![overhead against budget, {res['name']}]({png})", ""]
-        lines += tables.models_table(by["models"]) + [""]
+        lines += models_section(by["models"], meta, out, "models.csv", plots_too=True)
     if by["public"]:
         tables.write_csv(by["public"], os.path.join(out, "public.csv"), expected, meta)
         lines += ["## Public graphs beside the published cells", "",
@@ -159,4 +169,21 @@ def write_all(run, out):
                   "![solve time against size](solve-time-vs-size.png)", ""]
         lines += tables.scale_table(by["scale"]) + [""]
     with open(os.path.join(out, "README.md"), "w") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+
+
+def write_models_file(run, out, stem):
+    """Only the models suite, into OUT/STEM.md and OUT/STEM.csv (nothing else in OUT is touched): a models
+    run beside the full report's README.md, with the same provenance header."""
+    meta, results = run["meta"], run["results"]
+    models = [r for r in results if r["suite"] == "models"]
+    fields = dict(meta, parallel=meta.get("parallel", 1), wall=meta["wall_seconds"],
+                  dirty=" (with uncommitted changes)" if meta["dirty"] else "",
+                  cbc=meta.get("cbc", "not recorded in this run"))
+    head = HEADER.format(**fields).replace("# Benchmark report", "# Benchmark report: the models suite only", 1)
+    lines = [head.replace("Raw rows: [raw.json](raw.json); CSV per table below.",
+                          f"Raw rows: [{stem}.raw.json]({stem}.raw.json); CSV below.")]
+    lines += summary({"models": models, "public": [], "generated": [], "scale": []}, models, None)
+    lines += models_section(models, meta, out, stem + ".csv", plots_too=False)
+    with open(os.path.join(out, stem + ".md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")

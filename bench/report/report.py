@@ -6,7 +6,7 @@ then writes into bench/results/: README.md (every table, the plots, machine, dat
 commit), one CSV per suite, the PNG plots, and raw.json (every measured row, to re-render from).
 
 Usage: bench/report/report.py [--quick] [--suites models,public,generated,scale] [--out bench/results]
-                              [--jobs N] [--render-only]
+                              [--jobs N] [--render-only] [--models-file STEM]
 `make bench` runs it in full (hours), `make bench-quick` with --quick (under 10 minutes on 2 cores:
 two models or graphs at a time, then the scale suite alone).
 --render-only rewrites the tables and plots from OUT/raw.json without solving anything.
@@ -85,6 +85,8 @@ def main():
     ap.add_argument("--suites", default=ALL_SUITES, help=f"a comma-separated subset of {ALL_SUITES}")
     ap.add_argument("--out", default=os.path.join(benchlib.ROOT, "bench", "results"))
     ap.add_argument("--render-only", action="store_true", help="re-render from OUT/raw.json")
+    ap.add_argument("--models-file", metavar="STEM", help="only the models suite, written to OUT/STEM.md, "
+                    "OUT/STEM.csv and OUT/STEM.raw.json; nothing else in OUT is touched (README.md stays)")
     ap.add_argument("--jobs", type=int, help="models or graphs run at once, outside the scale suite (default: "
                     "1 in full mode, 2 in quick mode)")
     a = ap.parse_args()
@@ -94,14 +96,17 @@ def main():
     if unknown:
         ap.error(f"--suites: unknown suite(s) {', '.join(sorted(unknown))}; choose among {ALL_SUITES}")
 
-    raw = os.path.join(a.out, "raw.json")
+    if a.models_file and a.suites != "models":
+        ap.error("--models-file writes the models suite only: give --suites models")
+    raw = os.path.join(a.out, a.models_file + ".raw.json" if a.models_file else "raw.json")
     if a.render_only:
         run = json.load(open(raw))
     else:
         benchlib.require_binary()
         mode = "quick" if a.quick else "full"
         cmd = "bench/report/report.py" + (" --quick" if a.quick else "") + \
-            ("" if a.suites == ALL_SUITES else f" --suites {a.suites}")
+            ("" if a.suites == ALL_SUITES else f" --suites {a.suites}") + \
+            (f" --jobs {a.jobs}" if a.jobs else "") + (f" --models-file {a.models_file}" if a.models_file else "")
         parallel = a.jobs or suites.MODES[mode]["jobs"]
         chosen = a.suites.split(",")
         missing = benchlib.torch_missing() if "models" in chosen else None
@@ -117,6 +122,10 @@ def main():
         run = {"meta": meta, "results": results}
         os.makedirs(a.out, exist_ok=True)
         json.dump(run, open(raw, "w"), indent=1)
+    if a.models_file:
+        render.write_models_file(run, a.out, a.models_file)
+        print(f"[report] wrote {a.out}/{a.models_file}.md", file=sys.stderr)
+        return
     render.write_all(run, a.out)
     print(f"[report] wrote {a.out}/README.md ({run['meta']['wall_seconds']:.0f} s of solving)", file=sys.stderr)
 

@@ -40,7 +40,9 @@ Runner add_train(CLI::App& app) {
                   "plan on the node times of this graph, an earlier `hiremate profile` of the same model "
                   "(sizes stay this run's): several runs then plan on the same times")->check(CLI::ExistingFile);
   cmd->add_flag("--trace", a->opt.trace,
-                "print, per op of the first step, the simulated and measured activation bytes during and after it");
+                "print, per op of the first step, the simulated and measured activation bytes during and after it; "
+                "after the last step, per op, the profile's time beside the executor's median CPU time for it "
+                "(`op-time` lines)");
   cmd->add_flag("--json", a->json, "print the report as JSON");
   return [cmd, a]() {
     if (!cmd->parsed()) return -1;

@@ -13,6 +13,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/torch/group_backward.h"
+#include "hiremate/torch/measure.h"
 #include "hiremate/torch/memory_counter.h"
 #include "hiremate/torch/profile_capture.h"
 
@@ -497,8 +498,13 @@ double Executor::step(const Schedule& s) {
   order_rng();
   trace_after.clear();
   trace_during.clear();
+  trace_cpu.clear();
   for (const Op& op : s.ops) {
-    if (trace) counter.reset_peak();
+    double u0 = 0;
+    if (trace) {
+      counter.reset_peak();
+      u0 = clock_seconds(true);
+    }
     if (op.kind == Op::Kind::Loss) {
       seed_loss();
     } else if (op.kind == Op::Kind::Delete) {
@@ -510,6 +516,7 @@ double Executor::step(const Schedule& s) {
       if (r.kind == Role::Loss) seed_loss();
     }
     if (trace) {
+      trace_cpu.push_back(clock_seconds(true) - u0);
       trace_after.push_back(counter.current());
       trace_during.push_back(counter.peak());
     }

@@ -82,8 +82,11 @@ class Executor {
   std::vector<Parameter>& parameters() { return params_; }
   // Bytes alive after each op of the last step and the peak during it (filled when trace is set;
   // the counter's peak is then reset per op): to set beside the simulator's timeline.
+  // trace_cpu: the process CPU seconds each op of the last step took, in sequence (issue 21: beside
+  // the profile's per-op times, measured per group in isolation).
   bool trace = false;
   std::vector<int64_t> trace_after, trace_during;
+  std::vector<double> trace_cpu;
 
  private:
   struct Role;

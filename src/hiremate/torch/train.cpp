@@ -164,6 +164,7 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
   std::unique_ptr<PlainTrainer> plain;
   if (opt.compare) plain = std::make_unique<PlainTrainer>(model_path, inputs, device);
 
+  std::vector<std::vector<double>> op_cpu;  // with trace: per op, its CPU seconds in each step after the first
   for (int k = 0; k < opt.steps; ++k) {
     if (opt.progress)
       opt.progress->phase("training: step " + std::to_string(k + 1) + " of " + std::to_string(opt.steps) +
@@ -178,6 +179,10 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
       s.cpu_time = clock_seconds(true) - u0;
       s.time = clock_seconds(false) - t0;
       s.peak = counter.peak() - c0;
+      if (ex.trace && (k > 0 || opt.steps == 1)) {
+        op_cpu.resize(ex.trace_cpu.size());
+        for (size_t i = 0; i < ex.trace_cpu.size(); ++i) op_cpu[i].push_back(ex.trace_cpu[i]);
+      }
       if (ex.trace) {  // per op: simulated and measured activation bytes during it and after it
         s.peak = *std::max_element(ex.trace_during.begin(), ex.trace_during.end()) - c0;
         for (size_t i = 0; k == 0 && i < ex.trace_after.size() && i < plan.sim.timeline.size(); ++i)
@@ -216,6 +221,17 @@ TrainReport train_model(const std::string& model_path, const std::string& inputs
     }
     sgd(ex.parameters(), opt.lr);
     r.steps.push_back(s);
+  }
+  // With trace: per op, the time the plan was made with (the profile's, measured per group in
+  // isolation) beside the executor's CPU time for it in sequence (median over the steps after the first).
+  for (size_t i = 0; i < op_cpu.size() && i < plan.schedule.ops.size(); ++i) {
+    const Op& op = plan.schedule.ops[i];
+    auto v = op_cpu[i];
+    std::sort(v.begin(), v.end());
+    double med = v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    double sim = op.kind == Op::Kind::Compute ? g.compute[op.node].time : 0.0;
+    std::fprintf(stderr, "op-time\t%zu\t%s\t%d\t%.9g\t%.9g\n", i, hiremate::describe(g, op).c_str(),
+                 op.kind == Op::Kind::Compute && !op.keep_phantoms ? 0 : 1, sim, med);
   }
   if (plain) {
     std::map<std::string, at::Tensor> theirs;

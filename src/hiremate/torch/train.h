@@ -22,7 +22,8 @@ struct TrainOptions {
   bool compare = true;          // also train plain PyTorch and compare
   std::string times_from;       // a graph of an earlier profile of this model: plan on its times (adopt_times)
   // Print, per op of the first step, the simulated and the measured activation bytes during and
-  // after it (stderr; `hiremate train --trace`), and take the step's peak from that trace.
+  // after it (stderr; `hiremate train --trace`), and take the step's peak from that trace; after the
+  // last step, per op, the profile's time beside the executor's median CPU time for it ("op-time").
   bool trace = false;
   ProfileOptions profile;
   // Where set: the phase (capturing, profiling k/n signatures, planning and the solver's own phases,
