@@ -600,7 +600,8 @@ void solve_levels(Planner& p) {
   // Where the flat MILP gets its time at the top, the levels get less, so that the MILP, started
   // from the hierarchy's plan, has half of the rest to improve it.
   const Deadline levels =
-      p.planned.share(p.flat_gets_time() ? p.portfolio.levels_share_with_flat : p.portfolio.levels_share);
+      p.planned.share(p.flat_gets_time() && !p.flat_alone.valid() ? p.portfolio.levels_share_with_flat
+                                                                   : p.portfolio.levels_share);
   const auto heights = by_height(p.tree);
   const int workers = p.threads;
   p.hilp_threads = workers > 1 ? 1 : p.threads;
@@ -668,7 +669,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
 
 std::string HierarchicalSolver::description() const {
   return name_ == "hilp" ? "HiRemate's H-ILP on bottom_to_top's cluster tree"
-                         : "HiRemate: every partitioner, H-ILP at every level, TW-Remat beside it at the top";
+                         : "HiRemate: H-ILP at every level, TW-Remat beside it at the top";
 }
 
 std::optional<std::string> HierarchicalSolver::unsupported(const Graph& g) const {

@@ -59,7 +59,7 @@ using hiremate::PlannerReport;
 Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const PlannerOptions& popt,
           PlannerReport* report = nullptr);
 
-// The solver registry's face of the planner: `hiremate` (every partitioner, TW-Remat at the top too)
+// The solver registry's face of the planner: `hiremate` (TW-Remat at the top too, the flat MILP on small graphs)
 // and `hilp` (bottom_to_top only, H-ILP only).
 class HierarchicalSolver : public Solver {
  public:

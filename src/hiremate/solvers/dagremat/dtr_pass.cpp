@@ -324,7 +324,7 @@ std::optional<DtrResult> dtr_pass(const FixedOrderDag& dag, int64_t cap, std::ch
                                   const DtrOptions& opt, int* stuck_stage) {
   Dtr d(dag, cap, opt);
   for (int t = 0; t < dag.n; ++t) {
-    if ((t & 63) == 0 && std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
     if (!(opt.whole_cone ? d.stage_cone(t, deadline) : d.stage(t, deadline))) {
       if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
       if (stuck_stage) *stuck_stage = t;
