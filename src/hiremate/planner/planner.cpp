@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <future>
 #include <iostream>
 #include <map>
@@ -444,7 +445,16 @@ struct Planner {
              who_small);
       }
       const double limit = std::min(top.left(), mine.left());
-      if (limit >= 0.1) take(solve(popt.total_options, limit, rep.top, beside ? hilp_threads - 1 : 0), who);
+      // The small model's thread reads this frame (solve, small_cr): it is waited for before any
+      // failure of the full one leaves it.
+      std::exception_ptr failure;
+      try {
+        if (limit >= 0.1) take(solve(popt.total_options, limit, rep.top, beside ? hilp_threads - 1 : 0), who);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      if (small.valid()) small.wait();
+      if (failure) std::rethrow_exception(failure);
       if (small.valid()) take(small.get(), who_small);
       rep.top.solves += small_cr.solves;
       rep.top.optimal += small_cr.optimal;
