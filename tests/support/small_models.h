@@ -50,4 +50,16 @@ inline int64_t activation_budget(const Graph& g, double fraction) {
   return sources + static_cast<int64_t>(fraction * static_cast<double>(baseline(g).peak - sources));
 }
 
+// A generic DAG of the public random layered family (generate::layered_dag) with `nodes` ops, width
+// ratio `w` (0.47: about 10 edges per node, the dense DAGs of issue 23) and `seed`.
+inline Graph layered(int nodes, double w, uint64_t seed) {
+  generate::LayeredDagParams p;
+  p.nodes = nodes;
+  p.width_ratio = w;
+  p.seed = seed;
+  generate::BuildOptions bo;
+  bo.training = false;
+  return generate::layered_dag(p, bo);
+}
+
 }  // namespace hiremate::testing

@@ -11,21 +11,14 @@
 #include "hiremate/solvers/dagremat/dagremat.h"
 #include "hiremate/solvers/dagremat/dtr_decisions.h"
 #include "hiremate/solvers/solver.h"
+#include "support/small_models.h"
 
 using namespace hiremate;
 using namespace hiremate::dagremat;
 
 namespace {
 
-Graph layered(int nodes, double w, uint64_t seed) {
-  generate::LayeredDagParams p;
-  p.nodes = nodes;
-  p.width_ratio = w;
-  p.seed = seed;
-  generate::BuildOptions bo;
-  bo.training = false;
-  return generate::layered_dag(p, bo);
-}
+using hiremate::testing::layered;
 
 const auto kNever = std::chrono::steady_clock::now() + std::chrono::hours(1);
 
