@@ -430,12 +430,7 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
     out.note = std::isfinite(res.gap) ? fmt::format("time limit: gap {:.2f} %", 100 * res.gap) : "time limit: no bound";
     // A search cut by its limit can end above the persistent schedule: the faster of the two.
     std::vector<double> persistent = m.fitting_start();
-    auto cost = [&](const std::vector<double>& x) {
-      double c = 0;
-      for (size_t v = 0; v < x.size(); ++v) c += m.model.objective()[v] * x[v];
-      return c;
-    };
-    if (m.fits(persistent) && cost(persistent) < cost(solution)) {
+    if (m.fits(persistent) && m.model.objective_value(persistent) < m.model.objective_value(solution)) {
       solution = std::move(persistent);
       out.note += "; the persistent schedule of the fastest choices that fit is faster";
     }

@@ -126,6 +126,13 @@ const std::string& Model::row_name(size_t row) const {
   return row < row_names_.size() ? row_names_[row] : kNoName;
 }
 
+double Model::objective_value(const std::vector<double>& x) const {
+  HM_ASSERT(x.size() == num_vars(), "objective_value: one value per variable");
+  double v = 0;
+  for (size_t j = 0; j < x.size(); ++j) v += obj_[j] * x[j];
+  return v;
+}
+
 double Model::max_violation(const std::vector<double>& x) const {
   HM_ASSERT(x.size() == num_vars(), fmt::format("{} values for {} variables", x.size(), num_vars()));
   double worst = 0;

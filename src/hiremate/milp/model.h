@@ -61,6 +61,8 @@ class Model {
   // The largest violation by x (one value per variable) of a variable bound, a row, or the
   // integrality of an integer variable: 0 when x is exactly feasible. For tests and sanity checks.
   double max_violation(const std::vector<double>& x) const;
+  // The objective at x (one value per variable): sum of objective()[j] * x[j].
+  double objective_value(const std::vector<double>& x) const;
 
   // Read access, for the CBC translation and for checks. Rows are stored row-wise (CSR): the terms
   // of row i are row_vars()[row_starts()[i] .. row_starts()[i + 1]) with row_coefs() alongside.

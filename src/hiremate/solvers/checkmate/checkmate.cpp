@@ -209,8 +209,7 @@ struct MilpRun {
     milp::Result res = milp::solve(m.model, mo);
     if (!m.fallback) return res;
     std::vector<double> x = full(*m.fallback);
-    double objective = 0;
-    for (size_t j = 0; j < x.size(); ++j) objective += m.model.objective()[j] * x[j];
+    const double objective = m.model.objective_value(x);
     const bool cbc_has = milp::has_solution(res.status);
     if (cbc_has && objective >= res.objective) return res;
     if (res.status != milp::Status::Error && res.status != milp::Status::TimeLimitNoSolution && !cbc_has) return res;
