@@ -33,10 +33,6 @@ generate::BuildOptions dag_options() {
   return o;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // Options whose 30 s deadline ended before the solve starts, as a composition hands them to a part
 // that comes after the others used the time: the length is the limit (SolveOptions::deadline), the
 // clock is past its end. The fake clock stands an hour behind the real one, so the deadline ended in
@@ -141,7 +137,7 @@ TEST(ModelSize, CheckmateRefusesAFiveThousandNodeDag) {
   Graph g = generate::chain(cp, dag_options());
   EXPECT_GT(checkmate::estimated_variables(g), checkmate::kMaxVariables);
   auto s = make_solver("checkmate");
-  auto t0 = std::chrono::steady_clock::now();
+  const int64_t before = milp::solves_started();
   try {
     solve_checked(*s, g, baseline(g).peak, {});
     ADD_FAILURE() << "checkmate accepted a 5,000-node DAG";
@@ -150,7 +146,7 @@ TEST(ModelSize, CheckmateRefusesAFiveThousandNodeDag) {
     for (const char* part : {"too big for this solver", "10000000", "--solver hiremate", "twremat"})
       EXPECT_NE(msg.find(part), std::string::npos) << part << " missing in: " << msg;
   }
-  EXPECT_LT(seconds_since(t0), 1.0) << "the refusal must come before the model is built";
+  EXPECT_EQ(milp::solves_started(), before) << "the refusal must come before any MILP search";
 }
 
 TEST(ModelSize, CheckmateAcceptsTheGraphsItCanSolve) {
@@ -161,16 +157,14 @@ TEST(ModelSize, CheckmateAcceptsTheGraphsItCanSolve) {
   EXPECT_FALSE(CheckmateSolver().unsupported(g));
 }
 
-// A million nodes: read in reasonable time and memory, and refused politely by checkmate.
+// A million nodes: read (ctest's timeout catches a quadratic parser) and refused politely by checkmate.
 TEST(HugeGraph, AMillionNodeChainLoadsAndCheckmateRefusesIt) {
   const int n = 1'000'000;
   std::string text = "p remat2\nnode 0 cpu 1 mem 8\n";
   text.reserve(40u * n);
   for (int i = 1; i < n; ++i)
     text += "node " + std::to_string(i) + " deps " + std::to_string(i - 1) + " cpu 1 mem 8\n";
-  auto t0 = std::chrono::steady_clock::now();
   Graph g = parse_graph(text, "million.txt", {GraphFormat::PRemat2, false});
   EXPECT_EQ(g.compute.size(), static_cast<size_t>(n));
-  EXPECT_LT(seconds_since(t0), 120.0);  // about 30 s on a loaded CI machine
   EXPECT_TRUE(CheckmateSolver().unsupported(g));
 }
