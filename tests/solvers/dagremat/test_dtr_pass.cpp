@@ -51,6 +51,37 @@ TEST(DagRematDtr, PassGivesAValidPlanUnderTheBudgetWhereKeepAllDoesNotFit) {
   EXPECT_GE(s.excess(), 0);
 }
 
+// Sampled evictions (DtrOptions::sample below the resident count): still a valid plan under the
+// budget, the same one twice (the draws are seeded), and stuck only where the full scan is too.
+TEST(DagRematDtr, SampledEvictionsGiveAValidDeterministicPlan) {
+  Graph g = layered(200, 0.47, 2);
+  const Baseline b = baseline(g);
+  StageDag dag(g);
+  DtrOptions sampled;
+  sampled.sample = 8;  // far below the resident values of a 200-node dense DAG
+  int plans = 0;
+  for (double f : {0.95, 0.9, 0.8}) {
+    const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
+    auto r = dtr_pass(dag, budget - dag.sources, kNever, sampled);
+    DtrOptions full;
+    full.sample = 0;
+    auto all = dtr_pass(dag, budget - dag.sources, kNever, full);
+    if (all) {
+      EXPECT_TRUE(r) << "the sampled pass got stuck at " << f << " where the full scan did not";
+    }
+    if (!r) continue;
+    ++plans;
+    SimResult sim = simulate(g, insert_frees(g, compute_ops(dag, *r)));
+    ASSERT_TRUE(sim.valid) << sim.reason;
+    EXPECT_LE(sim.peak, budget);
+    EXPECT_NEAR(sim.time - b.time, r->recompute_cost, 1e-6 * b.time);
+    auto again = dtr_pass(dag, budget - dag.sources, kNever, sampled);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->positions, r->positions);
+  }
+  EXPECT_GE(plans, 2);
+}
+
 // Issue 23: on a 2,000-node DAG of about 10 edges per node, dagremat must give a plan at 80 % within
 // its limit (the eviction sweep's plan: 298 % recomputation in 10 s).
 TEST(DagRematDtr, DenseDagOf2000NodesHasAPlanAt80PercentWithinTheLimit) {
