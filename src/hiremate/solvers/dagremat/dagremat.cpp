@@ -248,6 +248,13 @@ struct DagRematRun {
     if (s.excess() == 0) consider(s, true, "annealing from the stuck repair");
   }
 
+  // How the gap relaxation's bound was had, for the plan's note.
+  const char* bound_how() const {
+    if (!gb.bound) return "none proven";
+    if (gb.dual) return "too large to build: the Lagrangian dual of its LP";
+    return gb.optimal ? "solved" : "cut by its time limit";
+  }
+
   // No keep/drop state fits but the DTR pass's plan does (checked by the simulator in run_dtr_pass).
   Plan dtr_only() const {
     Plan plan;
@@ -257,7 +264,7 @@ struct DagRematRun {
     if (gb.bound) plan.bound = std::min(dtr_sim.time, one_run + *gb.bound);
     plan.note = fmt::format("the DTR pass's own plan (no keep/drop start fits: the greedy repair from every start "
                             "found none); bound from the gap relaxation ({})",
-                            gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+                            bound_how());
     if (opt.verbose)
       std::cerr << fmt::format("dagremat: {} -> recomputation {:.3f} % in {:.2f} s\n", plan.note,
                                100 * (dtr_sim.time - one_run) / one_run, run.elapsed());
@@ -347,7 +354,7 @@ struct DagRematRun {
     plan.status = meets ? PlanStatus::Optimal : PlanStatus::Feasible;
     plan.note = fmt::format("best start: {}; {} search rounds, {} improvements; bound from the gap relaxation ({})",
                             from, rounds, accepted,
-                            gb.bound ? (gb.optimal ? "solved" : "cut by its time limit") : "none proven");
+                            bound_how());
     if (plan.bound && from == best_from && sim.time - *plan.bound > DagRematSolver::kLooseGap * sim.time)
       plan.note += loose_gap_note(final_state);
     if (opt.verbose)

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 
 #include "hiremate/milp/model.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/solvers/dagremat/covering_dual.h"
 
 namespace hiremate::dagremat {
 
@@ -43,9 +45,17 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
     nonzeros += inside;
   }
   if (nonzeros > kMaxBoundNonzeros) {
-    out.note = fmt::format("the gap relaxation would have {} nonzeros (at most {}): no bound computed", nonzeros,
-                           kMaxBoundNonzeros);
-    if (verbose) std::cerr << "dagremat: " << out.note << "\n";
+    // Too large for CBC: the Lagrangian dual of its LP instead (covering_dual.h), weaker (the LP's
+    // bound at best) but O(gaps) per step.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                  std::chrono::duration<double>(std::max(0.1, seconds)));
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, deadline);
+    out.bound = dual.bound;
+    out.dual = true;
+    out.keep.clear();
+    out.note = fmt::format("the gap relaxation would have {} nonzeros (at most {}): the Lagrangian dual of its LP "
+                           "instead, {} steps", nonzeros, kMaxBoundNonzeros, dual.iterations);
+    if (verbose) std::cerr << "dagremat: " << out.note << fmt::format(", bound {}\n", dual.bound);
     return out;
   }
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {

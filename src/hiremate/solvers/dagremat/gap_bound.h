@@ -26,11 +26,15 @@ struct GapBound {
   std::optional<double> bound;    // on the recomputation cost (time beyond one run of each node)
   std::vector<char> keep;         // the relaxation's decisions per gap, where CBC found a solution
   bool optimal = false;           // CBC proved the relaxation optimal
+  bool dual = false;              // the bound is covering_dual's (the relaxation was too large to build)
   std::string note;
 };
 
 // Above this many nonzeros the relaxation is not built (about 80 bytes each in CBC and its copies).
+// Above it the bound is the Lagrangian dual of its LP (covering_dual.h), with at most this many steps
+// (each O(gaps + n); the bound's share of the limit cuts them earlier on the largest DAGs).
 constexpr size_t kMaxBoundNonzeros = 5'000'000;
+constexpr int kDualIterations = 2000;
 
 GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads, bool verbose);
 
