@@ -251,7 +251,7 @@ struct DagRematRun {
   // How the gap relaxation's bound was had, for the plan's note.
   const char* bound_how() const {
     if (!gb.bound) return "none proven";
-    if (gb.dual) return "too large to build: the Lagrangian dual of its LP";
+    if (gb.dual) return "too large or too slow for CBC: the Lagrangian dual of its LP";
     return gb.optimal ? "solved" : "cut by its time limit";
   }
 

@@ -111,7 +111,15 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   } else {
     out.keep.clear();
   }
-  if (!out.bound) out.note = fmt::format("the gap relaxation proved no bound in {:.1f} s", r.seconds);
+  if (!out.bound) {
+    // CBC proved nothing in its share (a 5,000-node dense DAG at 90 %): the dual of the LP, with half
+    // as much time again, rather than no bound.
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(0.5 * o.time_limit)));
+    out.bound = dual.bound;
+    out.dual = true;
+    out.note = fmt::format("the gap relaxation proved no bound in {:.1f} s: the Lagrangian dual of its LP instead, "
+                           "{} steps", r.seconds, dual.iterations);
+  }
   return out;
 }
 

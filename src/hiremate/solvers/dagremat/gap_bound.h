@@ -26,7 +26,7 @@ struct GapBound {
   std::optional<double> bound;    // on the recomputation cost (time beyond one run of each node)
   std::vector<char> keep;         // the relaxation's decisions per gap, where CBC found a solution
   bool optimal = false;           // CBC proved the relaxation optimal
-  bool dual = false;              // the bound is covering_dual's (the relaxation was too large to build)
+  bool dual = false;              // the bound is covering_dual's (the relaxation too large, or CBC proved none)
   std::string note;
 };
 
