@@ -29,14 +29,7 @@ CoveringDual covering_dual(const StageDag& dag, int64_t cap, int max_iterations,
   if (!tight) return out;  // keep-all fits: 0 is the bound
 
   std::vector<double> y(n, 0), prefix(n + 1, 0), sub(n + 1, 0);
-  // The first step size: the cheapest cost per byte times the largest demand scales y to where the
-  // cheapest gaps start to be dropped.
-  double ratio = 0;
-  for (int gi : gaps) {
-    const Gap& g = dag.gaps[gi];
-    const double r = dag.cost[g.value] / static_cast<double>(dag.mem[g.value]);
-    ratio = ratio == 0 ? r : std::min(ratio, r);
-  }
+  // From y = 0 (L = 0): the first subgradient is D itself.
   double scale = 2.0;  // Polyak's factor, halved when the bound stalls
   int stalled = 0;
   // The target of Polyak's step: the cost of dropping every gap (the relaxation's trivial solution).

@@ -172,7 +172,7 @@ struct Dtr {
     int best = -1;
     double best_score = std::numeric_limits<double>::infinity();
     for (int v : candidates) {
-      if (pending[v] > 0 || dag.mem[v] == 0 || !resident[v]) continue;
+      if (pending[v] > 0 || dag.mem[v] == 0) continue;
       // Tier 0: values whose eviction costs one recomputation; tier 1 (of 3): any that no evicted
       // value needs; last: any.
       if (tier < opt.tiers - 1 && protects(v)) continue;

@@ -12,6 +12,13 @@
 
 namespace hiremate::dagremat {
 
+namespace {
+std::chrono::steady_clock::time_point seconds_from_now(double seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+}  // namespace
+
 GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads, bool verbose) {
   GapBound out;
   const int n = dag.n;
@@ -47,9 +54,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   if (nonzeros > kMaxBoundNonzeros) {
     // Too large for CBC: the Lagrangian dual of its LP instead (covering_dual.h), weaker (the LP's
     // bound at best) but O(gaps) per step.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                  std::chrono::duration<double>(std::max(0.1, seconds)));
-    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, deadline);
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, seconds_from_now(std::max(0.1, seconds)));
     out.bound = dual.bound;
     out.dual = true;
     out.keep.clear();
@@ -114,7 +119,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   if (!out.bound) {
     // CBC proved nothing in its share (a 5,000-node dense DAG at 90 %): the dual of the LP, with half
     // as much time again, rather than no bound.
-    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(0.5 * o.time_limit)));
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, seconds_from_now(0.5 * o.time_limit));
     out.bound = dual.bound;
     out.dual = true;
     out.note = fmt::format("the gap relaxation proved no bound in {:.1f} s: the Lagrangian dual of its LP instead, "
