@@ -9,12 +9,12 @@ CoveringDual covering_dual(const StageDag& dag, int64_t cap, int max_iterations,
                            std::chrono::steady_clock::time_point deadline) {
   CoveringDual out;
   const int n = dag.n;
-  // The gaps that can be dropped (as gap_bound.cpp: a moment inside, bytes to save), and D_t.
+  // The gaps that can be dropped (the relaxation's variables), and D_t.
   std::vector<int> gaps;
   std::vector<double> demand(n, 0);
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
-    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
+    if (!dag.relieves(g)) continue;
     gaps.push_back(static_cast<int>(gi));
     demand[g.lo + 1] += static_cast<double>(dag.mem[g.value]);
     if (g.hi < n) demand[g.hi] -= static_cast<double>(dag.mem[g.value]);
@@ -32,7 +32,8 @@ CoveringDual covering_dual(const StageDag& dag, int64_t cap, int max_iterations,
   // From y = 0 (L = 0): the first subgradient is D itself.
   double scale = 2.0;  // Polyak's factor, halved when the bound stalls
   int stalled = 0;
-  // The target of Polyak's step: the cost of dropping every gap (the relaxation's trivial solution).
+  // The target of Polyak's step: the cost of dropping every gap (the relaxation's trivial solution,
+  // so never below the LP's optimum or any L(y)).
   double target = 0;
   for (int gi : gaps) target += dag.cost[dag.gaps[gi].value];
   for (int it = 0; it < max_iterations; ++it) {
@@ -68,7 +69,6 @@ CoveringDual covering_dual(const StageDag& dag, int64_t cap, int max_iterations,
       norm += sub[t] * sub[t];
     }
     if (norm <= 0) break;  // y is optimal for the LP
-    target = std::max(target, out.bound);
     const double step = scale * (target - value) / norm;
     for (int t = 0; t < n; ++t) y[t] = std::max(0.0, y[t] + step * sub[t]);
   }

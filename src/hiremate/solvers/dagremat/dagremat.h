@@ -40,8 +40,8 @@ class DagRematSolver : public Solver {
   static constexpr double kSweepShare = 0.8;
   // The DTR pass (dtr_pass.h) gets this share from when it begins (milliseconds on the public
   // graphs, 0.6 s per variant on the 2,000-node dense DAG, about 1 s for its first on the 20,000-node
-  // one at 90 %, which 0.1 of a 10 s limit cut now and then); the repair of its projection (dtr_decisions.h), only where
-  // the eviction sweep gets stuck, ends by the next share.
+  // one at 90 %, which 0.1 of a 10 s limit cut now and then); the repair of its projection
+  // (dtr_decisions.h), only where the eviction sweep gets stuck, ends by the next share.
   static constexpr double kDtrShare = 0.2;
   static constexpr double kDtrRepairShare = 0.5;
   // The keep-all start's repair once the eviction sweep has a plan (without one it may take all of

@@ -2,22 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 
+#include "hiremate/common/deadline.h"
 #include "hiremate/milp/model.h"
 #include "hiremate/milp/solve.h"
 #include "hiremate/solvers/dagremat/covering_dual.h"
 
 namespace hiremate::dagremat {
-
-namespace {
-std::chrono::steady_clock::time_point seconds_from_now(double seconds) {
-  return std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
-}
-}  // namespace
 
 GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads, bool verbose) {
   GapBound out;
@@ -29,7 +22,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   std::vector<milp::Var> var(dag.gaps.size(), -1);
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
-    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;  // no moment inside, or nothing to save
+    if (!dag.relieves(g)) continue;
     for (int t = g.lo + 1; t < g.hi; ++t) around[t] += dag.mem[g.value];
   }
   std::vector<char> needed(n, 0);
@@ -46,7 +39,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   // had no time left to solve it). Past the cap there is no bound rather than an exhausted machine.
   size_t nonzeros = 0;
   for (const Gap& g : dag.gaps) {
-    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
+    if (!dag.relieves(g)) continue;
     size_t inside = 0;
     for (int t = g.lo + 1; t < g.hi; ++t) inside += needed[t];
     nonzeros += inside;
@@ -54,7 +47,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   if (nonzeros > kMaxBoundNonzeros) {
     // Too large for CBC: the Lagrangian dual of its LP instead (covering_dual.h), weaker (the LP's
     // bound at best) but O(gaps) per step.
-    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, seconds_from_now(std::max(0.1, seconds)));
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, Deadline(std::max(0.1, seconds)).end());
     out.bound = dual.bound;
     out.dual = true;
     out.keep.clear();
@@ -65,7 +58,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   }
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
-    if (g.tail || g.hi - g.lo < 2 || dag.mem[g.value] == 0) continue;
+    if (!dag.relieves(g)) continue;
     bool useful = false;
     for (int t = g.lo + 1; t < g.hi && !useful; ++t) useful = needed[t];
     if (!useful) continue;  // dropping it helps no tight moment: x = 0 in some optimum
@@ -119,7 +112,7 @@ GapBound gap_bound(const StageDag& dag, int64_t cap, double seconds, int threads
   if (!out.bound) {
     // CBC proved nothing in its share (a 5,000-node dense DAG at 90 %): the dual of the LP, with half
     // as much time again, rather than no bound.
-    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, seconds_from_now(0.5 * o.time_limit));
+    const CoveringDual dual = covering_dual(dag, cap, kDualIterations, Deadline(0.5 * o.time_limit).end());
     out.bound = dual.bound;
     out.dual = true;
     out.note = fmt::format("the gap relaxation proved no bound in {:.1f} s: the Lagrangian dual of its LP instead, "

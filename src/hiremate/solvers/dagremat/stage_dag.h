@@ -37,6 +37,9 @@ struct StageDag : FixedOrderDag {
   int gap_at_boundary(int value, int t) const;
   // What must be resident at moment t whatever the schedule: t's output, its inputs, its overhead.
   int64_t moment_floor(int t) const;
+  // Whether dropping the gap can relieve some moment: not a tail, a moment strictly inside, bytes to
+  // save (the gap relaxation's variables, gap_bound.h and covering_dual.h).
+  bool relieves(const Gap& g) const { return !g.tail && g.hi - g.lo >= 2 && mem[g.value] != 0; }
 };
 
 }  // namespace hiremate::dagremat
