@@ -28,10 +28,11 @@ HIREMATE = os.environ.get("HIREMATE", os.path.join(ROOT, "build", "hiremate"))
 
 # Generator arguments that give about N compute nodes (training graphs: 2 per op plus the loss).
 SIZES = {
-    "transformer": {100: ["-n", "3"], 500: ["-n", "18"], 2000: ["-n", "71"], 5000: ["-n", "178"]},
-    "unet": {100: ["-n", "4", "--convs", "4"], 500: ["-n", "4", "--convs", "27"], 2000: ["-n", "4", "--convs", "110"],
+    "transformer": {100: ["-n", "3"], 500: ["-n", "18"], 1200: ["-n", "43"], 2000: ["-n", "71"], 5000: ["-n", "178"]},
+    "unet": {100: ["-n", "4", "--convs", "4"], 500: ["-n", "4", "--convs", "27"], 1200: ["-n", "4", "--convs", "64"],
+             2000: ["-n", "4", "--convs", "110"],
              5000: ["-n", "4", "--convs", "277"]},
-    "encoder_decoder": {100: ["-n", "1"], 500: ["-n", "7"], 2000: ["-n", "27"], 2500: ["-n", "34"], 5000: ["-n", "67"]},
+    "encoder_decoder": {100: ["-n", "1"], 500: ["-n", "7"], 1200: ["-n", "16"], 2000: ["-n", "27"], 2500: ["-n", "34"], 5000: ["-n", "67"]},
     "chain": {100: ["-n", "50"], 500: ["-n", "250"], 2000: ["-n", "1000"], 5000: ["-n", "2500"]},
 }
 
@@ -119,12 +120,12 @@ def require_binary():
         sys.exit(f"bench: build first ({HIREMATE} is missing)")
 
 
-def solve(graph, solver, budget, limit, extra=(), threads=None, kill_after=None):
-    """Runs `hiremate solve ... --json`; returns its JSON plus `wall` (s) and `exit`. A refusal (exit 2)
+def solve(graph, solver, budget, limit, extra=(), threads=None, kill_after=None, binary=None):
+    """Runs `hiremate solve ... --json` (`binary`, default the build's CLI); returns its JSON plus `wall` (s) and `exit`. A refusal (exit 2)
     or a crash gives {"status": "refused" or "error", "note": the last stderr line}; a solve still
     running after kill_after seconds (default 1.5 x limit + 120) is killed: {"status": "killed"}."""
     kill_after = kill_after or limit * 1.5 + 120
-    cmd = [HIREMATE, "solve", graph, "--solver", solver, "--budget", str(budget), "--time-limit", str(limit),
+    cmd = [binary or HIREMATE, "solve", graph, "--solver", solver, "--budget", str(budget), "--time-limit", str(limit),
            "--json", *extra]
     if threads:
         cmd += ["--threads", str(threads)]

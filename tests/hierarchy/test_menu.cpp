@@ -184,3 +184,29 @@ TEST(HilpMenu, SelectKeepsTheExtremesAndTheQuota) {
   EXPECT_EQ(capped[1].solver, "c");
   EXPECT_TRUE(hierarchy::select_options(dup, 0).empty());
 }
+
+TEST(HilpMenu, SelectTakesTheOptionFarthestBelowTheHull) {
+  // Extremes (mem 100, time 10) and (mem 0, time 20); between them a slow option at mem 50 (the
+  // farthest on mem) and a fast one at mem 40, far below the segment between the extremes (where
+  // copies of a cluster share a budget, the H-ILP mixes hull points: that is the one to keep).
+  std::vector<hierarchy::Option> in{fake("autograd", 10, 100), fake("checkmate", 19, 50), fake("checkmate", 11, 40),
+                                    fake("recompute_all", 20, 0)};
+  auto three = hierarchy::select_options(in, 3);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[1].mem, 40);
+  // The next turn is farthest-point on mem: with four, the slow one at 50 too.
+  EXPECT_EQ(hierarchy::select_options(in, 4).size(), 4u);
+  // Options on or above the hull leave the choice to farthest-point sampling (collinear: mem 50).
+  std::vector<hierarchy::Option> line{fake("autograd", 10, 100), fake("checkmate", 14, 60), fake("checkmate", 15, 50),
+                                      fake("recompute_all", 20, 0)};
+  EXPECT_EQ(hierarchy::select_options(line, 3)[1].mem, 50);
+  // Below the hull twice: the deeper first, then (its turn) farthest-point, then the other.
+  std::vector<hierarchy::Option> two{fake("autograd", 10, 100), fake("checkmate", 12, 80), fake("checkmate", 11, 30),
+                                     fake("checkmate", 19, 55), fake("recompute_all", 20, 0)};
+  auto t3 = hierarchy::select_options(two, 3);
+  EXPECT_EQ(t3[1].mem, 30);  // 6 below the hull's 17 there; 80 is on it (12), 55 above it (19)
+  auto t4 = hierarchy::select_options(two, 4);  // then the farthest on mem from 100, 30 and 0: 55, not 80
+  ASSERT_EQ(t4.size(), 4u);
+  EXPECT_EQ(t4[1].mem, 30);
+  EXPECT_EQ(t4[2].mem, 55);
+}

@@ -58,11 +58,13 @@ std::vector<Option> prune_options(std::vector<Option> options);
 // than cluster_size.
 size_t option_quota(size_t cluster_size, size_t parent_size, size_t total_cap = 100);
 
-// Keeps at most `quota` options by farthest-point sampling on `mem` (§4.3), always keeping the
-// extremes: the option holding the most at the loss and the one holding the least (the fastest
-// among equals); with quota 1, the fastest option alone. Then it adds, one at a time, the option
-// whose mem is farthest from every kept one, stopping early when all remaining are at distance 0.
-// The result keeps the input order.
+// Keeps at most `quota` options, always the extremes: the option holding the most at the loss and
+// the one holding the least (the fastest among equals); with quota 1, the fastest option alone. Then
+// it adds one at a time, in turn, (a) the option farthest below the lower convex hull of the kept
+// ones on (mem, total time), measured in time at its mem, and (b) the option whose mem is farthest
+// from every kept one (§4.3's farthest-point sampling); where one kind has no candidate the other
+// goes, and it stops when no option is below the hull and all are at a kept mem. The result keeps
+// the input order.
 std::vector<Option> select_options(std::vector<Option> options, size_t quota);
 
 }  // namespace hiremate::hierarchy

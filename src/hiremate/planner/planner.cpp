@@ -47,8 +47,8 @@ struct HostMenu {
   FastForward ff;
 };
 
-// The options that fit `budget`, at most `quota` of them (menu.h: farthest-point sampling on the
-// saved memory, the extremes kept).
+// The options that fit `budget`, at most `quota` of them (menu.h's select_options: the extremes,
+// then points below the (mem, time) hull and farthest-point sampling on mem in turn).
 std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size_t quota) {
   std::vector<Option> fit;
   for (const Option& o : menu)
