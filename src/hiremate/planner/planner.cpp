@@ -159,6 +159,14 @@ struct Planner {
     return out;
   }
 
+  // How many options parts(p, ..., budget, total_options) offers in all.
+  size_t option_count(const partition::Partitioning& p, int64_t budget, int total_options) const {
+    auto id = [](NodeId x) { return x; };
+    size_t n = 0;
+    for (const auto& hp : parts(p, id, id, budget, total_options)) n += hp.options.size();
+    return n;
+  }
+
   // The partitionings to solve a cluster with: its own, or the flat one when it has none.
   std::vector<partition::Partitioning> partitionings(int c) const {
     const auto& cl = tree.cluster(c);
@@ -444,12 +452,28 @@ struct Planner {
         take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0),
              who_small);
       }
-      const double limit = std::min(top.left(), mine.left());
+      // The full model; where CBC proves it optimal with time left, again with top_options_growth
+      // times the options (the time is the top's; nothing else would use it), until CBC is cut or
+      // the quotas hold every option. select_options adds options one at a time whatever the quota,
+      // so each model's options are a superset of the last one's, and the race keeps the best plan.
       // The small model's thread reads this frame (solve, small_cr): it is waited for before any
       // failure of the full one leaves it.
       std::exception_ptr failure;
       try {
-        if (limit >= 0.1) take(solve(popt.total_options, limit, rep.top, beside ? hilp_threads - 1 : 0), who);
+        size_t last_options = 0;
+        for (int total = popt.total_options;; total = static_cast<int>(total * popt.top_options_growth)) {
+          const double limit = std::min(top.left(), mine.left());
+          if (limit < 0.1) break;
+          const size_t options = option_count(p, budget, total);
+          if (options <= last_options) break;  // the quotas already hold every option
+          last_options = options;
+          hierarchy::HilpResult r = solve(total, limit, rep.top, beside ? hilp_threads - 1 : 0);
+          const bool settled = r.status == PlanStatus::Optimal;
+          take(std::move(r), total == popt.total_options
+                                 ? who
+                                 : fmt::format("hilp ({}, {} parts, {} options)", p.partitioner, p.parts.size(), total));
+          if (!settled || !(popt.top_options_growth > 1)) break;
+        }
       } catch (...) {
         failure = std::current_exception();
       }

@@ -33,6 +33,9 @@ struct PlannerOptions {
   // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).
   int top_small_options = 25;
   double top_small_share = 1.0 / 3;
+  // Where CBC proves the full top model optimal with time left, the top is solved again with this
+  // many times the options (repeatedly, while CBC proves each optimal and the quotas grow); 1: never.
+  double top_options_growth = 2;
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
