@@ -209,9 +209,9 @@ std::vector<Option> select_options(std::vector<Option> options, size_t quota) {
   // Then, in turn, (a) the option farthest below the lower convex hull of the kept ones on (mem,
   // time), in time at its mem, and (b) farthest-point sampling on mem (§4.3). (a): where copies of a
   // cluster share a budget (the repeated layers of a transformer), the H-ILP's cheapest mixes are
-  // points of that hull, which (b) alone samples by chance; (b) keeps the spread that parts of
-  // unlike sizes (U-Nets) need. hilp at 30 s, 2 threads, 500- and 1,200-node graphs at 35 / 25 %:
-  // better in 9 of 12 cells, by 1.3 points on average, worse in none (bench/results/option_selection.md).
+  // points of that hull, which (b) alone samples by chance. hilp at 30 s, 2 threads, 500- and
+  // 1,200-node graphs at 35 / 25 %: better in 9 of 12 cells, by 1.3 points on average, worse in
+  // none; at 100 nodes worse in 3 of 4, by up to 1.7 (bench/results/option_selection.md).
   std::vector<int64_t> dist(options.size(), INT64_MAX);  // of each option's mem to the nearest kept one
   auto update = [&](size_t k) {
     for (size_t i = 0; i < options.size(); ++i) dist[i] = std::min(dist[i], std::abs(options[i].mem - options[k].mem));
