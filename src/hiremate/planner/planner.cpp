@@ -434,6 +434,7 @@ struct Planner {
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
+      if (popt.top_persistent_all) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
       auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads) {
         hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, total));
         return run(hg, budget, opt.save_budget, limit, cr, cbc_threads);
@@ -487,6 +488,24 @@ struct Planner {
       rep.top.max_vars = std::max(rep.top.max_vars, small_cr.max_vars);
       rep.top.max_rows = std::max(rep.top.max_rows, small_cr.max_rows);
     }
+  }
+
+  // The H-ILP's persistent greedy (hilp_model.h) over every option of the parts' menus, no quota: no
+  // CBC, and options the quotas leave out can make it faster than CBC's optimum over the quotas'
+  // (1,211-node transformer at 35 %, 120 s: 2.88 % from 400 options against 3.07 %, optimal, from 200).
+  // Not where building its model would take more than a tenth of `seconds`.
+  void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
+    auto id = [](NodeId x) { return x; };
+    constexpr int kEveryOption = 1 << 30;
+    const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
+    hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, kEveryOption));
+    if (estimated_build_seconds(hg) > 0.1 * seconds) {
+      race.notes.push_back(who + ": not built, its model too large for the time left");
+      return;
+    }
+    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget);
+    if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
+    else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
   }
 
   // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.

@@ -36,6 +36,8 @@ struct PlannerOptions {
   // Where CBC proves the full top model optimal with time left, the top is solved again with this
   // many times the options (repeatedly, while CBC proves each optimal and the quotas grow); 1: never.
   double top_options_growth = 2;
+  // The top also offers the H-ILP's persistent greedy (no CBC) over every option of the menus.
+  bool top_persistent_all = true;
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
