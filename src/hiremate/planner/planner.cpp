@@ -33,6 +33,7 @@ namespace {
 
 constexpr size_t kRotorAtTopMaxBlocks = 300;
 constexpr double kHilpVariablesPerSecond = 1e6;
+constexpr int kEveryOption = 1 << 30;  // a total_options that gives every sub-cluster all its options
 
 using hierarchy::FastForward;
 using hierarchy::Option;
@@ -462,7 +463,8 @@ struct Planner {
       std::exception_ptr failure;
       try {
         size_t last_options = 0;
-        for (int total = popt.total_options;; total = static_cast<int>(total * popt.top_options_growth)) {
+        for (int total = popt.total_options;;
+             total = static_cast<int>(std::min(total * popt.top_options_growth, double{kEveryOption}))) {
           const double limit = std::min(top.left(), mine.left());
           if (limit < 0.1) break;
           const size_t options = option_count(p, budget, total);
@@ -492,11 +494,10 @@ struct Planner {
 
   // The H-ILP's persistent greedy (hilp_model.h) over every option of the parts' menus, no quota: no
   // CBC, and options the quotas leave out can make it faster than CBC's optimum over the quotas'
-  // (1,211-node transformer at 35 %, 120 s: 2.88 % from 400 options against 3.07 %, optimal, from 200).
+  // (1,211-node transformer at 25 %, 30 s: 10.05 % against 11.81 %; bench/results/option_selection.md).
   // Not where building its model would take more than a tenth of `seconds`.
   void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
     auto id = [](NodeId x) { return x; };
-    constexpr int kEveryOption = 1 << 30;
     const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
     hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, kEveryOption));
     if (estimated_build_seconds(hg) > 0.1 * seconds) {
