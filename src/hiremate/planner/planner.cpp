@@ -160,14 +160,6 @@ struct Planner {
     return out;
   }
 
-  // How many options parts(p, ..., budget, total_options) offers in all.
-  size_t option_count(const partition::Partitioning& p, int64_t budget, int total_options) const {
-    auto id = [](NodeId x) { return x; };
-    size_t n = 0;
-    for (const auto& hp : parts(p, id, id, budget, total_options)) n += hp.options.size();
-    return n;
-  }
-
   // The partitionings to solve a cluster with: its own, or the flat one when it has none.
   std::vector<partition::Partitioning> partitionings(int c) const {
     const auto& cl = tree.cluster(c);
@@ -436,9 +428,13 @@ struct Planner {
       }
       if (opt.progress) opt.progress->phase("top: " + who);
       if (popt.top_persistent_all) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
-      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads) {
-        hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, total));
+      auto solve_parts = [&, budget](std::vector<hierarchy::HPart> ps, double limit, ClusterReport& cr,
+                                     int cbc_threads) {
+        hierarchy::HGraph hg = hierarchy::build_hgraph(g, std::move(ps));
         return run(hg, budget, opt.save_budget, limit, cr, cbc_threads);
+      };
+      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads) {
+        return solve_parts(parts(p, id, id, budget, total), limit, cr, cbc_threads);
       };
       auto take = [&](hierarchy::HilpResult r, const std::string& name) {
         ++rep.top_solves;
@@ -467,10 +463,12 @@ struct Planner {
              total = static_cast<int>(std::min(total * popt.top_options_growth, double{kEveryOption}))) {
           const double limit = std::min(top.left(), mine.left());
           if (limit < 0.1) break;
-          const size_t options = option_count(p, budget, total);
+          std::vector<hierarchy::HPart> ps = parts(p, id, id, budget, total);
+          size_t options = 0;
+          for (const auto& hp : ps) options += hp.options.size();
           if (options <= last_options) break;  // the quotas already hold every option
           last_options = options;
-          hierarchy::HilpResult r = solve(total, limit, rep.top, beside ? hilp_threads - 1 : 0);
+          hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, beside ? hilp_threads - 1 : 0);
           const bool settled = r.status == PlanStatus::Optimal;
           take(std::move(r), total == popt.total_options
                                  ? who
