@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 #include <future>
 #include <iostream>
@@ -468,7 +469,9 @@ struct Planner {
           for (const auto& hp : ps) options += hp.options.size();
           if (options <= last_options) break;  // the quotas already hold every option
           last_options = options;
-          hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, beside ? hilp_threads - 1 : 0);
+          // One thread less while the small model runs beside; every thread once it has ended.
+          const bool small_running = small.valid() && small.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+          hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, small_running ? hilp_threads - 1 : 0);
           const bool settled = r.status == PlanStatus::Optimal;
           take(std::move(r), total == popt.total_options
                                  ? who
