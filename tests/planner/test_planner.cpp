@@ -185,6 +185,43 @@ TEST(Planner, IdenticalLayersAreSolvedOnce) {
   EXPECT_LT(reps[1].solved.size() * 3, reps[1].clusters);  // most clusters are copies, not solved
 }
 
+TEST(Planner, TheTopGrowsItsOptionsWhileCbcProvesThemOptimal) {
+  // With 4 options in all at the top, CBC proves the top's model optimal at once; with
+  // top_options_growth it is solved again with 8, 16, ... options while the quotas grow, and the
+  // plan is no slower than the one from 4 (the race keeps the best; the levels are the same, no solve
+  // cut by time).
+  Graph g = generate::transformer(hiremate::testing::small_transformer(8));
+  const int64_t budget = hiremate::testing::activation_budget(g, 0.5);
+  auto run = [&](double growth, planner::PlannerReport& rep) {
+    SolveOptions so;
+    so.time_limit = 300;
+    planner::PlannerOptions po;
+    po.peak_points = 3;
+    po.max_saves = 4;
+    po.total_options = 4;
+    po.top_small_options = 0;
+    po.top_time_limit = 60;
+    po.twremat_at_top = false;
+    po.top_persistent_all = false;
+    po.top_options_growth = growth;
+    Plan p = planner::plan(g, budget, so, po, &rep);
+    if (p.has_schedule) p.sim = simulate(g, p.schedule);
+    return p;
+  };
+  planner::PlannerReport grown, fixed;
+  const Plan a = run(2, grown), b = run(1, fixed);
+  ASSERT_TRUE(a.has_schedule) << a.note;
+  ASSERT_TRUE(b.has_schedule) << b.note;
+  EXPECT_EQ(grown.rejected + fixed.rejected, 0);
+  ASSERT_TRUE(a.sim.valid) << a.sim.reason;
+  EXPECT_LE(a.sim.peak, budget);
+  EXPECT_EQ(fixed.top_solves, 1);
+  EXPECT_GT(grown.top_solves, 1);
+  EXPECT_LE(a.sim.time, b.sim.time * (1 + 1e-9));
+  std::printf("  top solves %d -> %d (%d optimal), time %.6g -> %.6g (%s -> %s)\n", fixed.top_solves,
+              grown.top_solves, grown.top.optimal, b.sim.time, a.sim.time, fixed.winner.c_str(), grown.winner.c_str());
+}
+
 TEST(Planner, RefusesAGenericDagWithAHint) {
   generate::BuildOptions bo;
   bo.training = false;

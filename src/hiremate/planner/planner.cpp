@@ -460,6 +460,7 @@ struct Planner {
       std::exception_ptr failure;
       try {
         size_t last_options = 0;
+        bool solved = false;
         for (int total = popt.total_options;;
              total = static_cast<int>(std::min(total * popt.top_options_growth, double{kEveryOption}))) {
           const double limit = std::min(top.left(), mine.left());
@@ -467,16 +468,22 @@ struct Planner {
           std::vector<hierarchy::HPart> ps = parts(p, id, id, budget, total);
           size_t options = 0;
           for (const auto& hp : ps) options += hp.options.size();
-          if (options <= last_options) break;  // the quotas already hold every option
-          last_options = options;
-          // One thread less while the small model runs beside; every thread once it has ended.
-          const bool small_running = small.valid() && small.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-          hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, small_running ? hilp_threads - 1 : 0);
-          const bool settled = r.status == PlanStatus::Optimal;
-          take(std::move(r), total == popt.total_options
-                                 ? who
-                                 : fmt::format("hilp ({}, {} parts, {} options)", p.partitioner, p.parts.size(), total));
-          if (!settled || !(popt.top_options_growth > 1)) break;
+          // Else every quota is still below its next option: grow on. (A part that is a single node
+          // has no options: a root of single nodes is solved once.)
+          if (!solved || options > last_options) {
+            solved = true;
+            last_options = options;
+            // One thread less while the small model runs beside; every thread once it has ended.
+            const bool small_running =
+                small.valid() && small.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+            hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, small_running ? hilp_threads - 1 : 0);
+            const bool settled = r.status == PlanStatus::Optimal;
+            take(std::move(r), total == popt.total_options
+                                   ? who
+                                   : fmt::format("hilp ({}, {} parts, {} options)", p.partitioner, p.parts.size(), total));
+            if (!settled || !(popt.top_options_growth > 1)) break;
+          }
+          if (total >= kEveryOption || !(popt.top_options_growth > 1)) break;  // every option was in
         }
       } catch (...) {
         failure = std::current_exception();
