@@ -152,9 +152,9 @@ def info(graph, extra=()):
     return json.loads(p.stdout)
 
 
-def generate(kind, args, path):
-    """Writes `hiremate generate KIND ARGS -o PATH`."""
-    subprocess.run([HIREMATE, "generate", kind, *args, "-o", path], check=True, capture_output=True)
+def generate(kind, args, path, binary=None):
+    """Writes `hiremate generate KIND ARGS -o PATH` (`binary`, default the build's CLI)."""
+    subprocess.run([binary or HIREMATE, "generate", kind, *args, "-o", path], check=True, capture_output=True)
     return path
 
 

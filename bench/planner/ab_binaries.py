@@ -13,13 +13,12 @@ provenance lines are the checkout's. The graphs are generated once, by B; both s
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from benchlib import SIZES, provenance, provenance_lines, solve  # noqa: E402
+from benchlib import SIZES, generate, provenance, provenance_lines, solve  # noqa: E402
 
 
 def overhead(r):
@@ -61,8 +60,7 @@ def main():
                 if size not in SIZES[shape]:
                     sys.exit(f"ab_binaries: no {size}-node {shape} in benchlib.SIZES")
                 path = os.path.join(tmp, f"{shape}-{size}.json")
-                subprocess.run([a.b, "generate", shape, *SIZES[shape][size], "-o", path], check=True,
-                               capture_output=True)
+                generate(shape, SIZES[shape][size], path, binary=a.b)
                 nodes = len(json.load(open(path))["compute"])
                 for budget in a.budgets.split(","):
                     for run in range(a.repeat):
