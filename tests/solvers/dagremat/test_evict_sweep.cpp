@@ -82,3 +82,4 @@ TEST(DagRematSweep, DenseDagOf2000NodesHasAPlanAt90PercentWithin10Seconds) {
     EXPECT_LE(*p.bound, p.sim.time + 1e-6);
   }
 }
+

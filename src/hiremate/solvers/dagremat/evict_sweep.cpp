@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace hiremate::dagremat {
 
@@ -14,10 +15,14 @@ namespace {
 struct Cone {
   std::vector<int> stamp, stack;
   int clock = 0;
-  double cost(const KeepState& s, int v, int r, double limit) {
+  // `shared`: what stage r recomputes already (resuming there joins its cone), or nothing.
+  double cost(const KeepState& s, int v, int r, double limit, const std::vector<int>* shared = nullptr) {
     const StageDag& dag = s.dag();
     if (stamp.size() != static_cast<size_t>(dag.n)) stamp.assign(dag.n, 0);
     ++clock;
+    if (shared)
+      for (int u : *shared) stamp[u] = clock;
+    if (stamp[v] == clock) return 0;
     double sum = dag.cost[v];
     stamp[v] = clock;
     stack.assign(1, v);
@@ -57,66 +62,91 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
   };
   std::vector<Candidate> candidates;
   Cone cone;
+  std::unordered_map<int, std::vector<int>> stage_ops;  // per step: what stages recompute
+  std::vector<int> costliest;
   for (int t = 0; t < dag.n; ++t) {
     while (s.stage_peak(t) > s.cap()) {
       s.commit();  // trials are undone within a step; the journal would otherwise grow with every stage evaluated
       if (Clock::now() > deadline) return false;
-      candidates.clear();
-      double kth = std::numeric_limits<double>::infinity();
-      for (int v = 0; v < t; ++v) {
-        const int gi = dag.gap_at_boundary(v, t);
-        if (gi < 0 || pinned[gi] || dag.mem[v] == 0 || !s.resident(v, t)) continue;
-        const Gap& g = dag.gaps[gi];
-        if (g.hi == t) continue;  // t reads it
-        const KeepState::Decision d = s.decisions()[gi];
-        // A gap dropped and resumed before t is left alone: a second drop is not expressible.
-        if (!s.kept(gi) && d.hold < t) continue;
-        const int last = s.kept(gi) ? g.hi : d.resume;
-        if (g.tail) {  // it serves recomputations only: free at once
-          candidates.push_back({0, gi, {t - 1, g.hi}});
-          continue;
-        }
-        const int cheap = opt.cheap_resumes ? latest_cheap_resume(s, gi, t + 1) : last;
-        const int resumes[2] = {last, cheap};
-        for (int i = 0; i < (cheap != last ? 2 : 1); ++i) {
-          const int r = resumes[i];
-          if (r <= t || r > last) continue;
-          const int64_t removed = relieved(s, dag.mem[v], t, r);
-          if (removed <= 0) continue;
-          // Pruned at the k-th best score so far (a bound on what is worth evaluating).
-          const double limit = kth < std::numeric_limits<double>::infinity() ? kth * static_cast<double>(removed)
-                                                                              : std::numeric_limits<double>::infinity();
-          const double score = cone.cost(s, v, r, limit) / static_cast<double>(removed);
-          if (score == std::numeric_limits<double>::infinity()) continue;
-          candidates.push_back({score, gi, {t - 1, r}});
-          if (candidates.size() >= opt.exact) {
-            std::nth_element(candidates.begin(), candidates.begin() + static_cast<long>(opt.exact) - 1, candidates.end(),
-                             [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
-            candidates.resize(opt.exact);
-            kth = candidates.back().estimate;
-            for (const Candidate& c : candidates) kth = std::max(kth, c.estimate);
+      // The best `exact` by the cone estimate; where none of them lowers the excess (each moves it to
+      // its resume stage), the best `exact_when_stuck`.
+      int best = -1;
+      for (size_t want : {opt.exact, opt.exact_when_stuck}) {
+        candidates.clear();
+        stage_ops.clear();
+        if (opt.shared_resumes) {  // costliest[u]: the stage of t+1..u that recomputes the most (-1: none)
+          costliest.assign(dag.n, -1);
+          for (int u = t + 1; u < dag.n; ++u) {
+            const int before = costliest[u - 1];
+            costliest[u] = s.stage_cost(u) > 0 && (before < 0 || s.stage_cost(u) > s.stage_cost(before)) ? u : before;
           }
         }
-      }
-      const size_t k = std::min(candidates.size(), opt.exact);
-      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<long>(k), candidates.end(),
-                        [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
-      // The k best by the estimate, evaluated exactly: added recomputation per byte of excess removed.
-      int best = -1;
-      double best_score = std::numeric_limits<double>::infinity();
-      for (size_t i = 0; i < k; ++i) {
-        const Candidate& c = candidates[i];
-        const double cost0 = s.recompute_cost();
-        const int64_t excess0 = s.excess();
-        const size_t m = s.mark();
-        s.set(c.gap, c.d.hold, c.d.resume);
-        const int64_t removed = excess0 - s.excess();
-        const double score = (s.recompute_cost() - cost0) / static_cast<double>(std::max<int64_t>(removed, 1));
-        s.rollback(m);
-        if (removed > 0 && score < best_score) {
-          best_score = score;
-          best = static_cast<int>(i);
+        double kth = std::numeric_limits<double>::infinity();
+        for (int v = 0; v < t; ++v) {
+          const int gi = dag.gap_at_boundary(v, t);
+          if (gi < 0 || pinned[gi] || dag.mem[v] == 0 || !s.resident(v, t)) continue;
+          const Gap& g = dag.gaps[gi];
+          if (g.hi == t) continue;  // t reads it
+          const KeepState::Decision d = s.decisions()[gi];
+          // A gap dropped and resumed before t (so resident at t): a second drop is not expressible, but
+          // its resume can move past t, widening the one drop (otherwise the sweep got stuck on values
+          // resumed cheaply before a peak: the 2,000-node dense DAG at 85 %).
+          const int hold = s.kept(gi) || d.hold >= t ? t - 1 : d.hold;
+          const int last = g.hi;
+          if (g.tail) {  // it serves recomputations only: free at once
+            candidates.push_back({0, gi, {hold, g.hi}});
+            continue;
+          }
+          const int cheap = opt.cheap_resumes ? latest_cheap_resume(s, gi, t + 1) : last;
+          // The stage of the window that recomputes the most: a deep cone resumed there is shared.
+          const int batch = opt.shared_resumes && last < dag.n ? costliest[last] : -1;
+          const int resumes[3] = {last, cheap, batch};
+          for (int i = 0; i < 3; ++i) {
+            const int r = resumes[i];
+            if (r <= t || r > last || (i == 1 && r == last) || (i == 2 && (r == last || r == cheap))) continue;
+            const int64_t removed = relieved(s, dag.mem[v], t, r);
+            if (removed <= 0) continue;
+            // Pruned at the k-th best score so far (a bound on what is worth evaluating).
+            const double limit = kth < std::numeric_limits<double>::infinity() ? kth * static_cast<double>(removed)
+                                                                                : std::numeric_limits<double>::infinity();
+            const std::vector<int>* shared = nullptr;
+            if (i == 2) {
+              auto it = stage_ops.find(r);
+              if (it == stage_ops.end()) it = stage_ops.emplace(r, s.stage_ops(r)).first;
+              shared = &it->second;
+            }
+            const double score = cone.cost(s, v, r, limit, shared) / static_cast<double>(removed);
+            if (score == std::numeric_limits<double>::infinity()) continue;
+            candidates.push_back({score, gi, {hold, r}});
+            if (candidates.size() >= want) {
+              std::nth_element(candidates.begin(), candidates.begin() + static_cast<long>(want) - 1, candidates.end(),
+                               [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
+              candidates.resize(want);
+              kth = candidates.back().estimate;
+              for (const Candidate& c : candidates) kth = std::max(kth, c.estimate);
+            }
+          }
         }
+        const size_t k = std::min(candidates.size(), want);
+        std::partial_sort(candidates.begin(), candidates.begin() + static_cast<long>(k), candidates.end(),
+                          [](const Candidate& a, const Candidate& b) { return a.estimate < b.estimate; });
+        // The k best by the estimate, evaluated exactly: added recomputation per byte of excess removed.
+        double best_score = std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < k; ++i) {
+          const Candidate& c = candidates[i];
+          const double cost0 = s.recompute_cost();
+          const int64_t excess0 = s.excess();
+          const size_t m = s.mark();
+          s.set(c.gap, c.d.hold, c.d.resume);
+          const int64_t removed = excess0 - s.excess();
+          const double score = (s.recompute_cost() - cost0) / static_cast<double>(std::max<int64_t>(removed, 1));
+          s.rollback(m);
+          if (removed > 0 && score < best_score) {
+            best_score = score;
+            best = static_cast<int>(i);
+          }
+        }
+        if (best >= 0 || want >= opt.exact_when_stuck) break;
       }
       if (best >= 0) {
         s.set(candidates[best].gap, candidates[best].d.hold, candidates[best].d.resume);
