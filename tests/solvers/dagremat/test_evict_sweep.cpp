@@ -83,3 +83,4 @@ TEST(DagRematSweep, DenseDagOf2000NodesHasAPlanAt90PercentWithin10Seconds) {
   }
 }
 
+

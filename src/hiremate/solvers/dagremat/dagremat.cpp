@@ -127,9 +127,14 @@ struct DagRematRun {
     });
     // The first plan: the eviction sweep (evict_sweep.h), a fraction of a second where the repair can
     // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
-    run_dtr_pass();
+    // The DTR pass after it: on the 5,000-node dense DAG at 85 % the pass took its 20 % of a 10 s limit
+    // to get stuck, and the sweep then ran out of time.
     swept.emplace(*keep_all);
     swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
+    phase(swept_fits ? fmt::format("eviction sweep with shared resumes fits ({:.3f} % recomputation)",
+                                   100 * swept->recompute_cost() / one_run)
+                     : "eviction sweep with shared resumes stuck");
+    run_dtr_pass();
     // Again without shared resumes (evict_sweep.h), within the same share: on smaller dense DAGs
     // they cost more or got stuck where the sweep without them fits (a 1,000-node one at 85 %: 21.7 %
     // against 9.4 %; at 80 % stuck against 832 %); the cheaper plan is the start.
@@ -138,8 +143,11 @@ struct DagRematRun {
       dagremat::SweepOptions no_sharing;
       no_sharing.shared_resumes = false;
       dagremat::SweepStats alone_stats;
-      if (dagremat::evict_sweep(alone, until(DagRematSolver::kSweepShare), no_sharing, &alone_stats) &&
-          (!swept_fits || alone.recompute_cost() < swept->recompute_cost())) {
+      const bool alone_fits = dagremat::evict_sweep(alone, until(DagRematSolver::kSweepShare), no_sharing, &alone_stats);
+      phase(alone_fits ? fmt::format("eviction sweep without them fits ({:.3f} % recomputation)",
+                                     100 * alone.recompute_cost() / one_run)
+                       : "eviction sweep without them stuck");
+      if (alone_fits && (!swept_fits || alone.recompute_cost() < swept->recompute_cost())) {
         swept.emplace(std::move(alone));
         swept_fits = true;
         sweep_stats = alone_stats;

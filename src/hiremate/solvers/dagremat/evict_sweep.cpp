@@ -149,8 +149,16 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
         if (best >= 0 || want >= opt.exact_when_stuck) break;
       }
       if (best >= 0) {
-        s.set(candidates[best].gap, candidates[best].d.hold, candidates[best].d.resume);
+        const Candidate& c = candidates[best];
+        s.set(c.gap, c.d.hold, c.d.resume);
         ++st.evictions;
+        // A widened drop no longer resumes where recomputations behind t read the value: they now
+        // recompute it too, and may exceed (the sweep ended with excess on the 5,000-node dense DAG).
+        for (int u = c.d.hold + 1; u < t; ++u)
+          if (s.stage_peak(u) > s.cap()) {
+            t = u;
+            break;
+          }
         continue;
       }
       // Stuck: keep (and pin) the value stage t recomputes whose keeping lowers its peak most.

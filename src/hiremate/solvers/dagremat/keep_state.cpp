@@ -33,6 +33,15 @@ KeepState::KeepState(const StageDag& dag, int64_t cap)
   }
   int64_t running = 0;
   for (int t = 0; t < dag_.n; ++t) base_[t] = running += diff[t];
+  if (static_cast<int64_t>(dag_.n) * dag_.n <= kResidencyBitsMax) {
+    words_ = (dag_.n + 63) / 64;
+    bits_.assign(static_cast<size_t>(dag_.n) * static_cast<size_t>(words_), 0);
+    for (size_t gi = 0; gi < dag_.gaps.size(); ++gi) {
+      const Gap& g = dag_.gaps[gi];
+      for (int t = g.lo + 1; t <= std::min(g.hi, dag_.n - 1); ++t)
+        if (resident_with(static_cast<int>(gi), dec_[gi], t)) set_bit(g.value, t, true);
+    }
+  }
   for (int t = 0; t < dag_.n; ++t) store(t, evaluate(t));
   journal_.clear();
 }
@@ -43,6 +52,7 @@ bool KeepState::resident_with(int gap, Decision d, int t) const {
 }
 
 bool KeepState::resident(int value, int t) const {
+  if (!bits_.empty()) return t > value && t < dag_.n && bit(value, t);
   int gi = dag_.gap_at_boundary(value, t);
   return gi >= 0 && resident_with(gi, dec_[gi], t);
 }
@@ -159,7 +169,10 @@ void KeepState::move(int gap, Decision d) {
   auto [lo, hi] = changed(gap, old, d);
   for (int t = std::max(lo + 1, g.lo + 1); t <= std::min({hi, g.hi, dag_.n - 1}); ++t) {
     bool was = resident_with(gap, old, t), now = resident_with(gap, d, t);
-    if (was != now) base_[t] += now ? m : -m;
+    if (was != now) {
+      base_[t] += now ? m : -m;
+      if (!bits_.empty()) set_bit(g.value, t, now);
+    }
   }
   if (seeds(g, old)) {
     auto& at = resume_at_[old.resume];
