@@ -83,8 +83,9 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
         }
         double kth = std::numeric_limits<double>::infinity();
         for (int v = 0; v < t; ++v) {
+          if (dag.mem[v] == 0 || !s.resident(v, t)) continue;  // a bit test first (keep_state.h)
           const int gi = dag.gap_at_boundary(v, t);
-          if (gi < 0 || pinned[gi] || dag.mem[v] == 0 || !s.resident(v, t)) continue;
+          if (gi < 0 || pinned[gi]) continue;
           const Gap& g = dag.gaps[gi];
           if (g.hi == t) continue;  // t reads it
           const KeepState::Decision d = s.decisions()[gi];

@@ -113,13 +113,19 @@ bool repair(KeepState& s, Clock::time_point deadline) {
         // In memory during stage t: recompute it after t instead.
         if (g.hi == t || g.tail) continue;
         const int cheap = latest_cheap_resume(s, gi, t + 1);
-        const int options[3] = {g.hi, t + 1, cheap};
+        // Shared: the stage of the window that recomputes the most (evict_sweep.h).
+        int shared = g.hi;
+        for (int u = t + 1; u < g.hi; ++u)
+          if (s.stage_cost(u) > s.stage_cost(shared)) shared = u;
+        const int options[4] = {g.hi, t + 1, cheap, shared};
         const int from = std::max(g.lo + 1, std::min(d.hold, t - 1) + 1);
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 4; ++i) {
           const int r = options[i];
-          if ((i >= 1 && r == options[0]) || (i == 2 && r == options[1])) continue;  // tried
+          if ((i >= 1 && r == options[0]) || (i >= 2 && r == options[1]) || (i == 3 && r == options[2])) continue;  // tried
           Change alone{{gi, {std::min(d.hold, t - 1) < g.lo ? g.lo : std::min(d.hold, t - 1), r}}};
-          candidates.push_back({estimate(s, gi, from, r, false), alone});
+          // A shared resume's cone is mostly recomputed there already: estimated at the value alone.
+          candidates.push_back({estimate(s, gi, from, r, i == 3), alone});
+          if (i == 3) continue;
           Change held = resume_with_holds(s, gi, r);
           if (held.size() > 1) candidates.push_back({estimate(s, gi, from, r, true), held});
         }
