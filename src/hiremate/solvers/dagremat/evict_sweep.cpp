@@ -63,7 +63,6 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
   std::vector<Candidate> candidates;
   Cone cone;
   std::unordered_map<int, std::vector<int>> stage_ops;  // per step: what stages recompute
-  std::vector<int> costliest;
   for (int t = 0; t < dag.n; ++t) {
     while (s.stage_peak(t) > s.cap()) {
       s.commit();  // trials are undone within a step; the journal would otherwise grow with every stage evaluated
@@ -71,16 +70,10 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
       // The best `exact` by the cone estimate; where none of them lowers the excess (each moves it to
       // its resume stage), the best `exact_when_stuck`.
       int best = -1;
+      const CostliestStage costliest(s, opt.shared_resumes ? t + 1 : dag.n);
       for (size_t want : {opt.exact, opt.exact_when_stuck}) {
         candidates.clear();
         stage_ops.clear();
-        if (opt.shared_resumes) {  // costliest[u]: the stage of t+1..u that recomputes the most (-1: none)
-          costliest.assign(dag.n, -1);
-          for (int u = t + 1; u < dag.n; ++u) {
-            const int before = costliest[u - 1];
-            costliest[u] = s.stage_cost(u) > 0 && (before < 0 || s.stage_cost(u) > s.stage_cost(before)) ? u : before;
-          }
-        }
         double kth = std::numeric_limits<double>::infinity();
         for (int v = 0; v < t; ++v) {
           if (dag.mem[v] == 0 || !s.resident(v, t)) continue;  // a bit test first (keep_state.h)
@@ -100,7 +93,7 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
           }
           const int cheap = opt.cheap_resumes ? latest_cheap_resume(s, gi, t + 1) : last;
           // The stage of the window that recomputes the most: a deep cone resumed there is shared.
-          const int batch = opt.shared_resumes && last < dag.n ? costliest[last] : -1;
+          const int batch = opt.shared_resumes ? costliest.up_to(last) : -1;
           const int resumes[3] = {last, cheap, batch};
           for (int i = 0; i < 3; ++i) {
             const int r = resumes[i];

@@ -27,6 +27,16 @@ int latest_cheap_resume(const KeepState& s, int gap, int from) {
   return r >= lower ? r : g.hi;
 }
 
+CostliestStage::CostliestStage(const KeepState& s, int from) : from_(from) {
+  const int n = s.dag().n;
+  best_.assign(static_cast<size_t>(std::max(0, n - from)), -1);
+  int best = -1;
+  for (int u = from; u < n; ++u) {
+    if (s.stage_cost(u) > 0 && (best < 0 || s.stage_cost(u) >= s.stage_cost(best))) best = u;
+    best_[u - from] = best;
+  }
+}
+
 namespace {
 
 using Decision = KeepState::Decision;
@@ -99,6 +109,7 @@ bool repair(KeepState& s, Clock::time_point deadline) {
   while (s.excess() > 0) {
     if (Clock::now() > deadline) return false;
     const int t = s.worst_stage();
+    const CostliestStage costliest(s, t + 1);
     std::vector<std::pair<double, Change>> candidates;
     for (int v = 0; v < t; ++v) {
       int gi = dag.gap_at_boundary(v, t);
@@ -114,9 +125,8 @@ bool repair(KeepState& s, Clock::time_point deadline) {
         if (g.hi == t || g.tail) continue;
         const int cheap = latest_cheap_resume(s, gi, t + 1);
         // Shared: the stage of the window that recomputes the most (evict_sweep.h).
-        int shared = g.hi;
-        for (int u = t + 1; u < g.hi; ++u)
-          if (s.stage_cost(u) > s.stage_cost(shared)) shared = u;
+        const int costliest_in_window = costliest.up_to(g.hi);
+        const int shared = costliest_in_window < 0 ? g.hi : costliest_in_window;
         const int options[4] = {g.hi, t + 1, cheap, shared};
         const int from = std::max(g.lo + 1, std::min(d.hold, t - 1) + 1);
         for (int i = 0; i < 4; ++i) {

@@ -18,6 +18,20 @@ using Clock = std::chrono::steady_clock;
 // (recomputing it there costs only its own time), or hi when there is none.
 int latest_cheap_resume(const KeepState& s, int gap, int from);
 
+// Per stage u >= from, the stage of [from, u] whose recomputations cost the most (the latest among
+// equals: the value then waits less), -1 where none of them recomputes anything: where an evicted
+// value's resume joins a cone recomputed anyway (a shared resume). O(n) to build, O(1) to ask; both
+// the eviction sweep and the repair ask it for every candidate of one step.
+class CostliestStage {
+ public:
+  CostliestStage(const KeepState& s, int from);
+  int up_to(int u) const { return u < from_ || u - from_ >= static_cast<int>(best_.size()) ? -1 : best_[u - from_]; }
+
+ private:
+  int from_;
+  std::vector<int> best_;
+};
+
 // Resuming a gap at r together with holds that keep every input of its value resident until r
 // (so that the recomputation costs only the value's own time): (gap, decision) pairs to apply.
 std::vector<std::pair<int, KeepState::Decision>> resume_with_holds(const KeepState& s, int gap, int r);
