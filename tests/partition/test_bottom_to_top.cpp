@@ -153,6 +153,28 @@ TEST(BottomToTop, SlowRoundsHandOverToTheIntervalFallback) {
   EXPECT_TRUE(hiremate::testing::check_tree(small, slow));
 }
 
+// A 50-layer encoder-decoder reaches the interval fallback with a top level of many layer groups.
+// Its last cuts leave the root at least min_top_fill of its bound (the cuts with the least bytes
+// alone left 3 parts, estimate 6 of 30, for its H-ILP to combine).
+TEST(BottomToTop, TheFallbackLeavesTheRootAtLeastHalfItsBound) {
+  generate::TransformerParams p;
+  p.layers = 50;
+  Graph g = generate::encoder_decoder(p);
+  BottomToTopConfig cfg;
+  cfg.can_use_rotor = false;
+  ClusterTree tree = with(g, cfg);
+  ASSERT_TRUE(hiremate::testing::check_tree(g, tree));
+  const auto& root = tree.cluster(tree.root);
+  ASSERT_EQ(root.partitionings.size(), 1u);
+  const auto& top = root.partitionings[0];
+  EXPECT_LE(top.estimate, cfg.max_estimate_for_main_graph);
+  EXPECT_GE(top.estimate, cfg.min_top_fill * cfg.max_estimate_for_main_graph) << top.parts.size() << " parts";
+  // With no floor, the least bytes again (the old cuts).
+  cfg.min_top_fill = 0;
+  ClusterTree coarse = with(g, cfg);
+  EXPECT_LT(coarse.cluster(coarse.root).partitionings[0].estimate, top.estimate);
+}
+
 TEST(BottomToTop, ParametersAreSetByNameAndCheckedOnTheWay) {
   BottomToTopConfig cfg;
   cfg.set("max_estimate_per_sub_graph", "10");
