@@ -169,7 +169,7 @@ TEST(BottomToTop, TheFallbackLeavesTheRootAtLeastHalfItsBound) {
   const auto& top = root.partitionings[0];
   EXPECT_LE(top.estimate, cfg.max_estimate_for_main_graph);
   EXPECT_GE(top.estimate, cfg.min_top_fill * cfg.max_estimate_for_main_graph) << top.parts.size() << " parts";
-  // With no floor, the least bytes again (the old cuts).
+  // With no floor, the least bytes among the cuts that fit (here the old cuts).
   cfg.min_top_fill = 0;
   ClusterTree coarse = with(g, cfg);
   EXPECT_LT(coarse.cluster(coarse.root).partitionings[0].estimate, top.estimate);

@@ -110,7 +110,7 @@ class Run {
   int find(int x);
   double est_of(int x) const;
   bool top_ok() const;
-  void finest_fitting_cuts(const std::vector<double>& crossing, std::vector<int>& from) const;
+  void filling_cuts(const std::vector<double>& crossing, std::vector<int>& from) const;
   std::vector<int> neighbours(int x, bool successors);
   void begin_round();
   void enumerate_options();
@@ -683,7 +683,7 @@ void Run::greedy() {
 // that the least bytes cross (then the fewest intervals), and merges each interval of two nodes or
 // more; round after round until the top level fits. Intervals of a topological order are convex.
 // In the round that can make the top level fit, the cuts leave it at least `min_top_fill` of its
-// bound where they can (see finest_fitting_cuts): the least bytes alone took the largest intervals,
+// bound where they can (see filling_cuts): the least bytes alone took the largest intervals,
 // and a 4,969-node encoder-decoder's root had 3 parts (estimate 6 of 30), which its H-ILP could
 // hardly combine (hilp 32.8 % at 50 %, 30 s, where TW-Remat has 0.58 %).
 void Run::interval_fallback() {
@@ -716,7 +716,7 @@ void Run::interval_fallback() {
         }
       }
     }
-    finest_fitting_cuts(crossing, from);
+    filling_cuts(crossing, from);
     bool merged = false;
     for (int j = k; j > 0; j = from[j])
       if (j - from[j] >= 2) {
@@ -733,7 +733,7 @@ void Run::interval_fallback() {
 // interval of the first j nodes starts) by the cuts with the least bytes among those that leave it
 // between min_top_fill of the bound and the bound (the fewest intervals among equals), or, where
 // none does, the finest that fit; leaves it alone where none fits.
-void Run::finest_fitting_cuts(const std::vector<double>& crossing, std::vector<int>& from) const {
+void Run::filling_cuts(const std::vector<double>& crossing, std::vector<int>& from) const {
   const int k = static_cast<int>(by_rank_.size());
   const int limit = static_cast<int>(std::floor(top_limit_));
   const int merged_est = static_cast<int>(std::ceil(cfg_.estimate_coeff_size + cfg_.estimate_coeff_sub_graph));

@@ -52,8 +52,9 @@ struct BottomToTopConfig {
   bool interval_fallback = true;          // not upstream: see above
   // Not upstream: the interval fallback's last round leaves the top level at least this share of its
   // bound where it can (the cuts with the least bytes alone left a 4,969-node encoder-decoder's root
-  // 3 parts, estimate 6 of 30: hilp 32.8 % at 50 %, 9.1 % with 15; the finest cuts everywhere made a
-  // 2,527-node one's root 15 parts where 10 were 2-3 points better).
+  // 3 parts, estimate 6 of 30: hilp 32.8 % at 50 %, 8.5 % with the 8 parts it now has; the finest
+  // cuts everywhere made a 2,527-node one's root 15 parts where 10 were 2-3 points better).
+  // measured: bench/results/partition_fallback.md
   double min_top_fill = 0.5;
   double min_round_shrink = 0.1;          // not upstream: a round that shrinks the top level by less
                                           // than this fraction hands over to the interval fallback
