@@ -631,7 +631,7 @@ void twremat_first(Planner& p, int64_t budget) {
   // probe climbed (counted from 0 bytes, which flatters it), it would not reach the budget within
   // the limit, it gets no thread: the hierarchy keeps every one (20,000-node transformer at 50 %,
   // 30 s: TW-Remat reached 2 GB of a 53 GB budget in its probe; beside the hierarchy it ended at
-  // 3.5 % of the peak, 44.6 %, and hiremate had 7.63 % where hilp alone has 1.53 %).
+  // 3.5 % of the keep-all peak, 44.6 %, and hiremate had 7.63 % where hilp alone has 1.53 %).
   if (p.twremat_plan->has_schedule) {
     const double climbed = static_cast<double>(simulate(p.g, p.twremat_plan->schedule).peak);
     if (climbed > 0 && static_cast<double>(budget) * since(probe_start) / climbed > p.left()) return;
