@@ -639,7 +639,10 @@ void twremat_first(Planner& p, int64_t budget) {
   SolveOptions o = p.opt;
   o.verbose = 0;
   o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
-  o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
+  // Until the end of the run's limit, not of the planner's margin: alone it uses the whole limit, and
+  // where the limit cuts its walk the last seconds are the lowest overheads (transformer-5000 at 35 %,
+  // 30 s: 1.99 % ending at the margin against 1.74 % alone). Its plan is simulated once more at the top.
+  o = part_of(o, p.run_deadline, std::max(0.05, p.run_deadline.left()));
   const Graph& g = p.g;
   p.twremat_beside = p.pool.run([&g, budget, o] { return TwRematSolver().solve(g, budget, o); });
 }
