@@ -115,6 +115,15 @@ struct Planner {
   // What is left of the limit, less the margin.
   double left() const { return planned.left(); }
 
+  // The hierarchy's threads now: its own, and those of the runs beside it (TW-Remat, the flat MILP)
+  // that have ended: a component that finishes early gives its thread to the hierarchy (issue 21).
+  int threads_now() const {
+    auto ended = [](const std::future<Plan>& f) {
+      return f.valid() && f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
+    return threads + (ended(twremat_beside) ? 1 : 0) + (ended(flat_alone) ? 1 : 0);
+  }
+
   HostMenu menu_of(int c) const {
     int r = tree.representative_of(c);
     HostMenu m;
@@ -536,7 +545,7 @@ struct Planner {
   void offer_flat_milps(Race& race, int64_t budget, const Deadline& top) {
     if (flat_applies() && top.left() > 0.5) {
       SolveOptions o = opt;
-      o.threads = threads;
+      o.threads = threads_now();
       o = part_of(o, top, top.left());
       offer_flat(race, budget, "checkmate (flat)", [&] {
         return checkmate_with_fallbacks(g, budget, o, race.best.has_schedule ? &race.best.schedule : nullptr,
@@ -670,7 +679,8 @@ void flat_beside(Planner& p, int64_t budget) {
 // rounds of `workers` it needs, so that the higher ones, solved last, are not starved by the lower
 // (a 511-node transformer's two-layer cluster got 0.05 s of 18.6 s: no H-ILP options at all). Within
 // a height a representative gets what is left divided by the rounds still ahead of it, the ones
-// running beside it counted: what a quick one leaves flows to the next.
+// running beside it counted: what a quick one leaves flows to the next. A height's workers are the
+// threads the hierarchy has when it begins (Planner::threads_now).
 void solve_levels(Planner& p) {
   // Where the flat MILP gets its time at the top, the levels get less, so that the MILP, started
   // from the hierarchy's plan, has half of the rest to improve it.
@@ -691,13 +701,19 @@ void solve_levels(Planner& p) {
   for (const auto& [h, reps] : heights) {
     const Deadline height = levels.share(rounds(reps.size()) / rounds_left);
     rounds_left -= rounds(reps.size());
+    const int height_workers = p.threads_now();
+    p.hilp_threads = height_workers > 1 ? 1 : height_workers;
+    if (p.opt.verbose)
+      std::cerr << fmt::format("planner: height {}: {} representatives, {} workers, {:.2f} s ({:.2f} s into the run)\n", h,
+                               reps.size(), height_workers, height.left(), p.run_deadline.elapsed());
     std::mutex mu;
     size_t running = 0;
-    WorkerPool::for_each(reps.size(), workers, [&, &reps = reps](size_t i) {
+    WorkerPool::for_each(reps.size(), height_workers, [&, &reps = reps](size_t i) {
       double share = 0;
       {
         std::lock_guard<std::mutex> lock(mu);
-        share = height.left() / rounds(reps.size() - i + running);
+        const size_t ahead = reps.size() - i + running;
+        share = height.left() / static_cast<double>((ahead + height_workers - 1) / height_workers);
         ++running;
       }
       p.solve_cluster(reps[i], share, height);
@@ -705,7 +721,7 @@ void solve_levels(Planner& p) {
       --running;
     });
   }
-  p.hilp_threads = p.threads;
+  p.hilp_threads = p.threads_now();
 }
 
 }  // namespace
