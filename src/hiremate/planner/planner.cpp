@@ -14,6 +14,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/common/worker_pool.h"
+#include "hiremate/planner/grid.h"
 #include "hiremate/planner/portfolio.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
@@ -56,22 +57,6 @@ std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size
   for (const Option& o : menu)
     if (o.mem <= budget) fit.push_back(o);
   return hierarchy::select_options(std::move(fit), quota);
-}
-
-// Peak-grid positions 1..n in an order that covers the range early (bisection order: n/2, n/4,
-// 3n/4, ...), so that a cluster whose time share runs out still has options spread over it.
-std::vector<int> coverage_order(int n) {
-  std::vector<int> order;
-  std::vector<char> seen(n + 1, 0);
-  for (int step = n + 1; step >= 1; step /= 2)
-    for (int i = step / 2; i <= n; i += std::max(step, 1))
-      if (i >= 1 && !seen[i]) {
-        seen[i] = 1;
-        order.push_back(i);
-      }
-  for (int i = 1; i <= n; ++i)
-    if (!seen[i]) order.push_back(i);
-  return order;
 }
 
 struct Planner {
@@ -254,6 +239,40 @@ struct Planner {
     }
   }
 
+  // The save axis at one peak budget (PlannerOptions::save_bisection): the plan without a save
+  // budget, then save budgets between the interface and its bytes at the loss in bisection order, so
+  // that a cluster whose time runs out has options spread down to its lowest saves (a decoder
+  // layer's three solves had reached 151 of its 440 MB, and the top recomputed four whole layers).
+  // None below a save budget CBC proved infeasible, none where an option already lies.
+  template <class Left>
+  void save_sweep(const hierarchy::HGraph& hg, int64_t peak, int64_t iface, const Left& budget_left,
+                  const hierarchy::ClusterProblem& cg, ClusterReport& cr, std::vector<Option>& opts) {
+    double limit = std::min(popt.level_time_limit, budget_left());
+    if (limit <= 0.2) return;
+    hierarchy::HilpResult r = run(hg, peak, std::nullopt, limit, cr);
+    if (!r.has_schedule) return;
+    opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
+    const int64_t most = r.sim.bytes_at_loss;
+    std::vector<int64_t> found{most};
+    std::optional<int64_t> infeasible_at;
+    const int points = popt.max_saves - 1;
+    const int64_t tolerance = std::max<int64_t>(1, (most - iface) / (2 * (points + 1)));
+    for (const int64_t save : save_budgets(iface, most, points)) {
+      limit = std::min(popt.level_time_limit, budget_left());
+      if (limit <= 0.2) return;
+      if (infeasible_at && save <= *infeasible_at) continue;
+      if (std::any_of(found.begin(), found.end(), [&](int64_t f) { return f <= save && f > save - tolerance; }))
+        continue;
+      r = run(hg, peak, save, limit, cr);
+      if (!r.has_schedule) {
+        if (r.status == PlanStatus::Infeasible) infeasible_at = std::max(infeasible_at.value_or(save), save);
+        continue;
+      }
+      opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
+      found.push_back(r.sim.bytes_at_loss);
+    }
+  }
+
   // Solves representative c within `share` seconds (and the levels' deadline).
   void solve_cluster(int c, double share, const Deadline& levels) {
     const auto t0 = Clock::now();
@@ -278,6 +297,10 @@ struct Planner {
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = grid_peak(lb, ub, i);
         hierarchy::HGraph hg = hierarchy::build_hgraph(cg.graph, parts(p, fc, fd, peak));
+        if (popt.save_bisection) {
+          save_sweep(hg, peak, iface, budget_left, cg, cr, opts);
+          continue;
+        }
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
         std::optional<int64_t> save;
         for (int j = 0; j < popt.max_saves; ++j) {

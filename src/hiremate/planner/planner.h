@@ -28,6 +28,10 @@ struct PlannerOptions {
   // 1/(2 save_points) of the range, at most `max_saves` solves.
   int save_points = 6;
   int max_saves = 12;
+  // Instead, the save budgets of one peak go in bisection order between the interface and the bytes
+  // at the loss of the plan without a save budget (at most max_saves solves in all), so that options
+  // spread down the range early (planner.cpp, save_sweep).
+  bool save_bisection = true;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   // The top H-ILP is also solved with this many options in all (0: not): beside the full one with two
   // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).
