@@ -30,8 +30,11 @@ struct PlannerOptions {
   int max_saves = 12;
   // Instead, the save budgets of one peak go in bisection order between the interface and the bytes
   // at the loss of the plan without a save budget (at most max_saves solves in all), so that options
-  // spread down the range early (planner.cpp, save_sweep).
-  bool save_bisection = true;
+  // spread down the range early (planner.cpp, save_sweep). Off: measured mixed
+  // (bench/results/save_bisection.md: hilp, 30 s, 12 cells of 500 / 1,200 nodes, one thread: -1.08
+  // points on average, encoder_decoder-500 at 35 % 13.44 -> 7.36 %; two threads, the encoder-decoders:
+  // +1.56 on average).
+  bool save_bisection = false;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   // The top H-ILP is also solved with this many options in all (0: not): beside the full one with two
   // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).
