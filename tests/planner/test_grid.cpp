@@ -19,8 +19,8 @@ TEST(Grid, CoverageOrderVisitsEveryPositionOnceMiddleFirst) {
 }
 
 // The save budgets of one peak reach the bottom of the range within the first three: a cluster
-// whose time allows three solves has a low-save option (stepping down from the top, the last
-// version reached 151 of a decoder layer's 440 MB in three solves).
+// whose time allows three solves has a low-save option (stepping down from the top, as with
+// save_bisection off, a decoder layer's three solves reached 151 of its 440 MB).
 TEST(Grid, SaveBudgetsCoverTheirRangeEarly) {
   const int64_t iface = 1000, most = 13000;  // a range of 12,000 bytes over 11 points: 1,000 apart
   std::vector<int64_t> s = save_budgets(iface, most, 11);
