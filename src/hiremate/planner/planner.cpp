@@ -712,7 +712,6 @@ void solve_levels(Planner& p) {
                                                                    : p.portfolio.levels_share);
   const auto heights = by_height(p.tree);
   const int workers = p.threads;
-  p.hilp_threads = workers > 1 ? 1 : p.threads;
   auto rounds = [workers](size_t n) { return static_cast<double>((n + workers - 1) / workers); };
   double rounds_left = 0;
   size_t clusters = 0;
