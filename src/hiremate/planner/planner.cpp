@@ -27,6 +27,7 @@
 #include "hiremate/hierarchy/menu.h"
 #include "hiremate/hierarchy/option.h"
 #include "hiremate/hierarchy/rotor.h"
+#include "hiremate/hierarchy/save_front.h"
 #include "hiremate/solvers/twremat/twremat.h"
 
 namespace hiremate::planner {
@@ -292,6 +293,8 @@ struct Planner {
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
+    for (const Schedule& s : hierarchy::save_front(cg.graph, popt.save_front_points))
+      opts.push_back(hierarchy::make_option(cg, s, "save_front"));
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {

@@ -52,6 +52,10 @@ struct PlannerOptions {
   // H-ILP's own grid may not reach), each solve within `cheap_solver_time_limit` seconds.
   bool twremat_options = true;
   double cheap_solver_time_limit = 0.5;
+  // Every cluster's menu also holds this many options along its save axis (hierarchy/save_front.h:
+  // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
+  // backward), milliseconds in all; 0: none.
+  int save_front_points = 4;
   // Graphs of at most this many compute nodes also get the flat exact solver (checkmate) at the top,
   // with an equal share of the top's time; 0: never.
   size_t flat_checkmate_max_nodes = 0;
