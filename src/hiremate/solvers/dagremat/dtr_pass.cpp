@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "hiremate/common/random.h"
 
@@ -32,6 +33,11 @@ struct Dtr {
     listed.assign(dag.n, 0);
     next_user.assign(dag.n, 0);
     out.held.assign(dag.n, {});
+    if (opt.guard_cones) {
+      guards.assign(dag.n, 0);
+      frontier.assign(dag.n, {});
+      cone_seen.assign(dag.n, 0);
+    }
   }
 
   // Steps from now to v's next first-computation read; values read no more get the largest.
@@ -126,8 +132,98 @@ struct Dtr {
   // its inputs were gone and the cones reached back to the graph's start (dense DAGs).
   std::vector<int> evicted_live;  // evicted values a first computation still reads (once each: `listed`)
   std::vector<char> listed;
+
+  // DtrOptions::guard_cones. guards[v]: how many evicted values hold v in the resident frontier of
+  // their recomputation cone (v is then neither evicted nor freed); frontier[w]: the values w holds.
+  std::vector<int> guards;
+  std::vector<std::vector<int>> frontier;
+  std::vector<int> cone_seen, cone_todo, cone_front;
+  int cone_seen_clock = 0;
+  double cone_time = 0;  // the time of the cone last walked by missing_cone()
+
+  // The values w's recomputation would recompute now: its ancestors reached through values that are
+  // not resident (w excluded), with their time in cone_time; the resident values met on the way
+  // (those it would read) into *front. Stops once above `limit`.
+  int missing_cone(int w, int limit, std::vector<int>* front) {
+    ++cone_seen_clock;
+    cone_seen[w] = cone_seen_clock;
+    cone_todo.assign(1, w);
+    int count = 0;
+    cone_time = 0;
+    while (!cone_todo.empty()) {
+      const int k = cone_todo.back();
+      cone_todo.pop_back();
+      for (int p : dag.pred[k]) {
+        if (cone_seen[p] == cone_seen_clock) continue;
+        cone_seen[p] = cone_seen_clock;
+        if (resident[p]) {
+          if (front) front->push_back(p);
+          continue;
+        }
+        if (++count > limit) return count;
+        cone_time += dag.cost[p];
+        cone_todo.push_back(p);
+      }
+    }
+    return count;
+  }
+  void unguard(int w) {
+    for (int f : frontier[w]) --guards[f];
+    frontier[w].clear();
+  }
+  // w was just evicted: while it is still read (by a first computation, or through the cone of an
+  // evicted value that guards it), its frontier stays resident, so that its cone cannot grow.
+  void guard(int w) {
+    if (distance(w) >= 2.0 * dag.n && guards[w] == 0) return;
+    std::vector<int> front;
+    missing_cone(w, std::numeric_limits<int>::max(), &front);
+    for (int f : front) ++guards[f];
+    frontier[w] = std::move(front);
+  }
+  // Between stages: guards of values that are back or read no more are lifted; values no first
+  // computation reads and nothing guards are freed.
+  void between_stages_guarded() {
+    size_t keep = 0;
+    for (int v : evicted_live) {
+      if (resident[v] || (distance(v) >= 2.0 * dag.n && guards[v] == 0)) {
+        unguard(v);
+        listed[v] = 0;
+        continue;
+      }
+      evicted_live[keep++] = v;
+    }
+    evicted_live.resize(keep);
+    for (size_t i = 0; i < live.size();) {
+      const int v = live[i];
+      if (pending[v] == 0 && distance(v) >= 2.0 * dag.n && guards[v] == 0) {
+        remove(v);
+        continue;
+      }
+      ++i;
+    }
+  }
+  // A guarded candidate's score: (its time + its cone's) per byte-step relieved: its bytes times the
+  // steps to its next read, less the byte-steps the values it would newly guard are held beyond their
+  // own next read. Infinity where the cone is above `limit` or nothing is relieved.
+  double guarded_score(int v, int limit) {
+    const bool read = distance(v) < 2.0 * dag.n;
+    if (!read && guards[v] == 0) return score(v, std::numeric_limits<double>::infinity());
+    cone_front.clear();
+    if (missing_cone(v, limit, &cone_front) > limit) return std::numeric_limits<double>::infinity();
+    const double steps = read ? distance(v) : 1.0;
+    double relieved = static_cast<double>(dag.mem[v]) * steps;
+    for (int f : cone_front) {
+      if (guards[f] > 0) continue;
+      const double own = distance(f) < 2.0 * dag.n ? distance(f) : 0.0;
+      if (own < steps) relieved -= static_cast<double>(dag.mem[f]) * (steps - own);
+    }
+    if (relieved <= 0) return std::numeric_limits<double>::infinity();
+    return (dag.cost[v] + cone_time + 1e-12) / relieved;
+  }
+
   void between_stages(int next) {
     now = next;
+    if (opt.guard_cones) return between_stages_guarded();
     for (size_t i = 0; i < live.size();) {
       const int v = live[i];
       if (pending[v] == 0 && distance(v) >= 2.0 * dag.n && !protects(v)) {
@@ -173,6 +269,17 @@ struct Dtr {
     double best_score = std::numeric_limits<double>::infinity();
     for (int v : candidates) {
       if (pending[v] > 0 || dag.mem[v] == 0) continue;
+      if (opt.guard_cones) {
+        // Tiers: unguarded values by growing cone limits, then guarded ones the same way.
+        const size_t limits = opt.cone_limits.size();
+        if (guards[v] > 0 && static_cast<size_t>(tier) < limits) continue;
+        const double sc = guarded_score(v, opt.cone_limits[static_cast<size_t>(tier) % limits]);
+        if (sc < best_score) {
+          best_score = sc;
+          best = v;
+        }
+        continue;
+      }
       // Tier 0: values whose eviction costs one recomputation; tier 1 (of 3): any that no evicted
       // value needs; last: any.
       if (tier < opt.tiers - 1 && protects(v)) continue;
@@ -192,12 +299,15 @@ struct Dtr {
       for (int i = 0; i < opt.sample; ++i)
         drawn.push_back(live[static_cast<size_t>(rng.between(0, static_cast<int64_t>(live.size()) - 1))]);
     }
-    for (int tier = 0; tier < opt.tiers; ++tier) {
+    const int tiers = opt.guard_cones ? 2 * static_cast<int>(opt.cone_limits.size()) : opt.tiers;
+    for (int tier = 0; tier < tiers; ++tier) {
       int best = pick(tier, sampled ? drawn : live);
       if (best < 0 && sampled) best = pick(tier, live);  // the tiers stay strict
       if (best >= 0) {
         remove(best);
-        if (distance(best) < 2.0 * dag.n && !listed[best]) {
+        if (opt.guard_cones) guard(best);
+        const bool guarded = opt.guard_cones && !frontier[best].empty();
+        if ((guarded || distance(best) < 2.0 * dag.n) && !listed[best]) {
           listed[best] = 1;
           evicted_live.push_back(best);
         }
@@ -212,6 +322,7 @@ struct Dtr {
     while (memory + dag.mem[v] + dag.overhead[v] > cap)
       if (!evict_one()) return false;
     add(v);
+    if (opt.guard_cones && !frontier[v].empty()) unguard(v);
     last_access[v] = ++clock_ops;
     out.positions.push_back(v);
     if (v != now) out.recompute_cost += dag.cost[v];
@@ -342,6 +453,7 @@ struct Dtr {
 
 std::optional<DtrResult> dtr_pass(const FixedOrderDag& dag, int64_t cap, std::chrono::steady_clock::time_point deadline,
                                   const DtrOptions& opt, int* stuck_stage) {
+  if (opt.guard_cones && opt.cone_limits.empty()) throw std::invalid_argument("dtr_pass: guard_cones needs cone_limits");
   Dtr d(dag, cap, opt);
   for (int t = 0; t < dag.n; ++t) {
     if (std::chrono::steady_clock::now() > deadline) return std::nullopt;

@@ -20,6 +20,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -61,6 +62,21 @@ struct DtrOptions {
   // changes (the public graphs' passes). On a 20,000-node dense DAG the full scans took 1.5-3 s
   // per pass, so the pass ran out of its share of a 10 s limit at 95 %.
   int sample = 1024;
+  // Guarded cones: an evicted value that is still read keeps the resident frontier of its
+  // recomputation cone (the values it would read, directly or through other missing values) from
+  // being evicted or freed until it is back, so that its cone cannot grow past what was counted
+  // when it was evicted. Without it, evicting a value whose inputs had been freed, or the input of
+  // an evicted value, made later cones reach back to the graph's start (the stuck stages above).
+  // Candidates go in tiers: unguarded values by cone size (at most each of cone_limits in turn),
+  // then guarded ones the same way; each ranked by (its time + its cone's) per byte-step relieved:
+  // its bytes times the steps to its read, less what the values it newly guards are then held
+  // beyond their own last read. `tiers`, `victim_cost` and `restore` do not apply. Measured, the pass
+  // alone: dense-n2000-w0.49-s1 at 85 % 43.2 % recomputation in 0.02 s (every other variant stuck;
+  // the sweep's plan 64.9 %); rl4-n1000 at 70 % 57.1 % (the others stuck; dagremat's plan in 30 s
+  // was 186.9 %). Stuck still on that dense DAG at 80 % (stage 1741) and 70 % (1642): every resident
+  // value is read by the stage's cone. bench/results/checkmate.md has dagremat's plans with it.
+  bool guard_cones = false;
+  std::vector<int> cone_limits{0, 4, 16, 64, std::numeric_limits<int>::max()};
 };
 
 struct DtrResult {
