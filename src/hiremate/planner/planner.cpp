@@ -396,6 +396,21 @@ struct Planner {
     rep.winner = who;
   }
 
+  // The root's own save-axis options (hierarchy/save_front.h) as whole plans: the fastest that fits
+  // is offered (milliseconds; the others would only fill the notes).
+  void offer_save_front(Race& race, int64_t budget) {
+    if (popt.top_save_front_points <= 0) return;
+    std::optional<Schedule> fastest;
+    double fastest_time = 0;
+    for (Schedule& s : hierarchy::save_front(g, popt.top_save_front_points)) {
+      const SimResult r = simulate(g, s);
+      if (!opt.budget(budget).admits(r) || (fastest && r.time >= fastest_time)) continue;
+      fastest_time = r.time;
+      fastest = std::move(s);
+    }
+    if (fastest) offer(race, budget, std::move(*fastest), "save_front", std::nullopt);
+  }
+
   // Rotor's DP is not time-limited and costs O(blocks^3 x slots): 1.5 s at 300 blocks, 25 s at
   // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
   // transformer: 30.6 s for 12 s), so it is skipped there.
@@ -622,6 +637,7 @@ struct Planner {
       if (race.loss_bound) opt.progress->bound(race.loss_bound->time);
     }
     offer(race, budget, keep_all_schedule(g), "autograd", std::nullopt);
+    offer_save_front(race, budget);
     offer_rotor(race, budget, top_time);
     offer_twremat(race, budget);
     offer_hilp(race, budget, top_time);
