@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include "hiremate/graph/generate.h"
+#include "hiremate/hierarchy/save_front.h"
 #include "hiremate/planner/plan_with.h"
 #include "hiremate/planner/portfolio.h"
 #include "hiremate/planner/registry.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
+#include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/baselines.h"
 #include "support/small_models.h"
 
 using namespace hiremate;
@@ -85,4 +88,40 @@ TEST(Portfolio, PlanWithCarriesThePlannersReport) {
   EXPECT_FALSE(h.report->level_lines().empty());
   Plan t = planner::plan_with("twremat", g, hiremate::testing::activation_budget(g, 0.7), o);
   EXPECT_FALSE(t.report.has_value());
+}
+
+// hiremate's top offers the whole graph's save-front plans (hierarchy/save_front.h): its plan is
+// never slower than the fastest of them that fits; hilp's answer is the H-ILP's own plan, so it does
+// not get them.
+TEST(Portfolio, HiremateIsNoSlowerThanTheSaveFrontPlans) {
+  generate::TransformerParams tp;
+  tp.layers = 3;
+  tp.batch = 1;
+  tp.seq = 16;
+  tp.dim = 32;
+  tp.heads = 2;
+  tp.vocab = 64;
+  const Graph g = generate::transformer(tp);
+  // The budget: the middle save-front plan's peak, below keep-all's (the planner must plan).
+  std::vector<SimResult> front;
+  for (const Schedule& s : hierarchy::save_front(g, 16)) {
+    front.push_back(simulate(g, s));
+    ASSERT_TRUE(front.back().valid) << front.back().reason;
+  }
+  ASSERT_GE(front.size(), 3u);
+  const int64_t budget = front[front.size() / 2].peak;
+  ASSERT_LT(budget, simulate(g, keep_all_schedule(g)).peak);
+  std::optional<double> fastest;
+  for (const SimResult& r : front)
+    if (r.peak <= budget && (!fastest || r.time < *fastest)) fastest = r.time;
+  ASSERT_TRUE(fastest);
+  SolveOptions o;
+  o.time_limit = 3;
+  o.threads = 1;
+  Plan h = planner::plan_with("hiremate", g, budget, o);
+  ASSERT_TRUE(h.has_schedule) << h.note;
+  SimResult r = simulate(g, h.schedule);
+  ASSERT_TRUE(r.valid) << r.reason;
+  EXPECT_LE(r.peak, budget);
+  EXPECT_LE(r.time, *fastest * (1 + 1e-12));
 }
