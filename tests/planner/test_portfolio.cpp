@@ -94,14 +94,7 @@ TEST(Portfolio, PlanWithCarriesThePlannersReport) {
 // never slower than the fastest of them that fits; hilp's answer is the H-ILP's own plan, so it does
 // not get them.
 TEST(Portfolio, HiremateIsNoSlowerThanTheSaveFrontPlans) {
-  generate::TransformerParams tp;
-  tp.layers = 3;
-  tp.batch = 1;
-  tp.seq = 16;
-  tp.dim = 32;
-  tp.heads = 2;
-  tp.vocab = 64;
-  const Graph g = generate::transformer(tp);
+  const Graph g = generate::transformer(hiremate::testing::small_transformer(3));
   // The budget: the middle save-front plan's peak, below keep-all's (the planner must plan).
   std::vector<SimResult> front;
   for (const Schedule& s : hierarchy::save_front(g, 16)) {

@@ -293,8 +293,15 @@ struct Planner {
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
-    for (const Schedule& s : hierarchy::save_front(cg.graph, popt.save_front_points))
-      opts.push_back(hierarchy::make_option(cg, s, "save_front"));
+    for (const Schedule& s : hierarchy::save_front(cg.graph, popt.save_front_points)) {
+      try {
+        opts.push_back(hierarchy::make_option(cg, s, "save_front"));
+      } catch (const BadInput& e) {  // the simulator refused it: a bug, counted, never offered
+        if (opt.verbose) std::cerr << "planner: a save-front option was refused: " << e.what() << "\n";
+        std::lock_guard<std::mutex> lock(mu);
+        ++rep.rejected;
+      }
+    }
     for (const auto& p : partitionings(c)) {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
