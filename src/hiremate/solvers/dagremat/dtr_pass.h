@@ -72,9 +72,11 @@ struct DtrOptions {
   // its bytes times the steps to its read, less what the values it newly guards are then held
   // beyond their own last read. `tiers`, `victim_cost` and `restore` do not apply. Measured, the pass
   // alone: dense-n2000-w0.49-s1 at 85 % 43.2 % recomputation in 0.02 s (every other variant stuck;
-  // the sweep's plan 64.9 %); rl4-n1000 at 70 % 57.1 % (the others stuck; dagremat's plan in 30 s
-  // was 186.9 %). Stuck still on that dense DAG at 80 % (stage 1741) and 70 % (1642): every resident
-  // value is read by the stage's cone. bench/results/checkmate.md has dagremat's plans with it.
+  // the sweep's plan 64.9 %); rl4-n1000 at 70 % 57.1 % (the others stuck; dagremat's plan at 10 s
+  // was 130.2 % without it, 42.1 % with it as a start). Stuck still on that dense DAG at 80 % (stage
+  // 1741) and 70 % (1642): every resident value is read by the stage's cone, or guarded.
+  // bench/results/checkmate.md has dagremat's plans with it. Cost: each candidate's score walks its
+  // missing cone (up to the tier's limit).
   bool guard_cones = false;
   std::vector<int> cone_limits{0, 4, 16, 64, std::numeric_limits<int>::max()};
 };
