@@ -65,7 +65,8 @@ struct PortfolioOptions {
   double levels_share_with_flat = 1.0 / 3;
   double levels_share = 2.0 / 3;
   // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its
-  // time (it has the rest, from their best plan). measured: bench/results/time_shares.md#planner-flat-milp
+  // time and no thread of its own (it has the rest, from their best plan); where it runs from
+  // scratch on its own thread they keep the whole top. measured: bench/results/time_shares.md#planner-flat-milp
   double top_hilp_share_with_flat = 0.5;
   // Rotor at the top: each of its two DPs (over the baselines, over the levels' menus) gets this
   // share of what is left of the top's time.
