@@ -77,4 +77,9 @@ TEST(SaveFront, RefusesAGenericDag) {
   EXPECT_THROW(hierarchy::save_front(g, 4), BadInput);
 }
 
+TEST(SaveFront, RefusesAKeepOfTheWrongSize) {
+  const Graph g = hiremate::testing::generated_graphs().front();
+  EXPECT_THROW(hierarchy::save_set_schedule(g, std::vector<char>(g.compute.size() - 1, 1)), BadInput);
+}
+
 }  // namespace

@@ -1,5 +1,7 @@
 #include "hiremate/hierarchy/save_front.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -9,6 +11,9 @@ namespace hiremate::hierarchy {
 
 Schedule save_set_schedule(const Graph& g, const std::vector<char>& keep) {
   if (!g.is_training() || g.loss == kNone) throw BadInput("save_set_schedule needs a training graph with a loss");
+  if (keep.size() != g.compute.size())
+    throw BadInput(fmt::format("save_set_schedule: keep has {} entries for {} compute nodes", keep.size(),
+                               g.compute.size()));
   std::vector<Op> ops;
   std::vector<char> present(g.data.size(), 0), backward_done(g.compute.size(), 0), queued(g.compute.size(), 0);
   for (size_t d = 0; d < g.data.size(); ++d) present[d] = g.data[d].source;

@@ -472,10 +472,9 @@ struct Planner {
     // Where the flat MILP runs from scratch on a thread of its own (flat_beside), the H-ILP keeps
     // the whole top: with half of it, unet-100 at 35 % (30 s, 2 threads) ended on TW-Remat's 30.49 %
     // (the full top model found nothing) where hilp alone has 20.78 %.
-    const Deadline hilp_time = !flat_applies()      ? top
-                               : flat_alone.valid() ? top
-                               : flat_gets_time()   ? top.share(portfolio.top_hilp_share_with_flat)
-                                                    : top.share(n / (n + 1));
+    const Deadline hilp_time = !flat_applies() || flat_alone.valid() ? top
+                               : flat_gets_time() ? top.share(portfolio.top_hilp_share_with_flat)
+                                                  : top.share(n / (n + 1));
     const bool small_too = popt.top_small_options > 0 && popt.top_small_options < popt.total_options;
     const bool beside = small_too && hilp_threads >= 2;
     for (size_t i = 0; i < root_parts.size(); ++i) {
