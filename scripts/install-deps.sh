@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, the packages hiremate builds and tests with, only those missing,
 # so that a second run costs a second. Needs root (or sudo) only when something is missing.
-# `--bench` adds what `make bench` needs beyond the build (matplotlib for the report's plots).
+# matplotlib draws `simulate --plot` (tested) and the report's plots. `--bench`: what `make bench`
+# needs beyond the build (nothing more at present).
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
@@ -9,8 +10,8 @@ packages=(
   coinor-libcbc-dev
   libtorch-dev libopenblas0-openmp python3-torch python3-dev pybind11-dev
   python3-venv python3-pip python3-setuptools python3-wheel  # `pip install .` (tests/pip)
+  python3-matplotlib
 )
-if [ "${1:-}" = "--bench" ]; then packages+=(python3-matplotlib); fi
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then missing+=("$p"); fi

@@ -305,6 +305,138 @@ struct HilpModel : stage_milp::StageVars {
     }
   }
 
+  // A schedule with recomputation, where no persistent one fits: each forward with a keeping choice
+  // either keeps (mode[k].recompute false: that choice in its own stage, as persistent_start), or runs
+  // its fast forward and runs keeping choice mode[k].choice again in its backward's stage, right
+  // before the backward (HiRemate's lowest-memory way through a sequence of parts: only the parts'
+  // interfaces stay resident). Data are resident while their next use is a read. Empty where a choice
+  // is missing; max_violation says whether it fits.
+  struct Mode {
+    bool recompute = false;
+    int choice = -1;  // the keeping choice (-1: the HCN has none; it runs its fastest)
+  };
+  int ff_choice(int k) const {
+    int best = -1;
+    for (size_t c = 0; c < h.nodes[k].choices.size(); ++c)
+      if (!h.nodes[k].choices[c].keeps && R[k][k][c] != kAbsent &&
+          (best < 0 || h.nodes[k].choices[c].time < h.nodes[k].choices[best].time))
+        best = static_cast<int>(c);
+    return best;
+  }
+  std::vector<double> recompute_schedule(const std::vector<Mode>& mode) const {
+    std::vector<double> x(model.num_vars(), 0.0);
+    // The runs of each stage in op order (recomputations by HCN index, then the stage's own).
+    std::vector<std::vector<std::pair<int, int>>> ops(lv.T);
+    for (int t = 0; t < lv.T; ++t) {
+      const HNode& n = h.nodes[t];
+      int c = -1;
+      if (n.kind == ComputeKind::Forward) {
+        c = mode[t].choice >= 0 && !mode[t].recompute ? mode[t].choice : mode[t].choice >= 0 ? ff_choice(t) : -1;
+        if (mode[t].choice < 0) {  // no keeping choice: its fastest
+          for (size_t i = 0; i < n.choices.size(); ++i)
+            if (R[t][t][i] != kAbsent && (c < 0 || n.choices[i].time < n.choices[c].time)) c = static_cast<int>(i);
+        }
+      } else if (n.kind == ComputeKind::Backward && n.pair >= 0 && mode[n.pair].choice >= 0) {
+        for (size_t i = 0; i < n.choices.size() && c < 0; ++i)
+          if (n.choices[i].tie == mode[n.pair].choice && R[t][t][i] != kAbsent) c = static_cast<int>(i);
+      } else {
+        for (size_t i = 0; i < n.choices.size(); ++i)
+          if (R[t][t][i] != kAbsent && n.choices[i].tie < 0 && (c < 0 || n.choices[i].time < n.choices[c].time))
+            c = static_cast<int>(i);
+      }
+      if (c < 0 || R[t][t][c] == kAbsent) return {};
+      if (n.kind == ComputeKind::Backward && n.pair >= 0 && mode[n.pair].recompute) {
+        const int f = n.pair;
+        if (R[t][f].empty() || R[t][f][mode[f].choice] == kAbsent) return {};
+        ops[t].push_back({f, mode[f].choice});
+      }
+      ops[t].push_back({t, c});
+      if (n.kind == ComputeKind::Forward && mode[t].choice >= 0 && !mode[t].recompute)
+        for (int u = t + 1; u <= n.pair; ++u) {
+          const milp::Var v = ph(u, t, mode[t].choice);
+          if (v == kAbsent) return {};
+          x[v] = 1;
+        }
+    }
+    // Residency: walking the stages backwards, a datum is resident on entry to t when its next event
+    // from t on is a read.
+    std::vector<char> next_is_read(lv.mem.size(), 0);
+    for (int t = lv.T - 1; t >= 0; --t) {
+      for (auto it = ops[t].rbegin(); it != ops[t].rend(); ++it) {
+        const auto [k, c] = *it;
+        x[R[t][k][c]] = 1;
+        for (NodeId d : h.nodes[k].data_out)
+          if (lv.producer[d] == k) next_is_read[d] = 0;
+        const HNode& n = h.nodes[k];
+        for (NodeId d : n.backward_needs_choice_deps ? n.choices[c].deps : n.data_in) next_is_read[d] = 1;
+      }
+      for (const auto& [d, var] : S[t]) x[var] = next_is_read[d];
+    }
+    free_values(x);
+    memory_values(x);
+    return x;
+  }
+  // Every forward recomputed in its backward's stage with its leanest keeping choice (least kept and
+  // overhead, its backward's included); then, in one pass over the changes that save time (most
+  // first), each that still fits is taken: another keeping choice, recomputed or kept; the pass ends
+  // after `seconds` (each change is checked against every row). Empty where even the first does not fit.
+  std::vector<double> fitting_recompute_start(double seconds) const {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    std::vector<Mode> mode(lv.T);
+    auto total = [&](int k, const Mode& m) {  // time of forward k and its backward under m
+      double time = keeping_time(k, static_cast<size_t>(m.choice));
+      if (m.recompute) time += h.nodes[k].choices[ff_choice(k)].time;
+      return time;
+    };
+    for (int k = 0; k < lv.T; ++k) {
+      const HNode& n = h.nodes[k];
+      if (n.kind != ComputeKind::Forward || n.pair < 0 || !lv.has_keeping(k)) continue;
+      const bool ff = ff_choice(k) >= 0;  // else it keeps, with its fastest keeping choice
+      for (size_t c = 0; c < n.choices.size(); ++c) {
+        if (!n.choices[c].keeps || R[k][k][c] == kAbsent) continue;
+        const auto rank = [&](size_t i) {
+          int64_t back = 0;  // the overhead of the backward that consumes it: the option's peak may be there
+          for (size_t b = 0; b < h.nodes[n.pair].choices.size(); ++b)
+            if (h.nodes[n.pair].choices[b].tie == static_cast<int>(i)) back = std::max(back, lv.overhead[n.pair][b]);
+          return ff ? std::make_pair(static_cast<double>(lv.kept[k][i] + std::max(lv.overhead[k][i], back)),
+                                     n.choices[i].time)
+                    : std::make_pair(keeping_time(k, i), 0.0);
+        };
+        if (mode[k].choice < 0 || rank(c) < rank(static_cast<size_t>(mode[k].choice))) mode[k] = {ff, static_cast<int>(c)};
+      }
+    }
+    std::vector<double> x = recompute_schedule(mode);
+    if (!fits(x)) return {};
+    struct Change {
+      double gain;
+      int k;
+      Mode m;
+    };
+    std::vector<Change> changes;
+    for (int k = 0; k < lv.T; ++k) {
+      if (mode[k].choice < 0 || !mode[k].recompute) continue;
+      for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
+        if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
+        for (bool recompute : {true, false}) {
+          const Mode m{recompute, static_cast<int>(c)};
+          const double gain = total(k, mode[k]) - total(k, m);
+          if (gain > 0) changes.push_back({gain, k, m});
+        }
+      }
+    }
+    std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) { return a.gain > b.gain; });
+    for (const Change& ch : changes) {
+      if (std::chrono::steady_clock::now() > until) break;
+      const Mode was = mode[ch.k];
+      if (total(ch.k, ch.m) >= total(ch.k, was)) continue;
+      mode[ch.k] = ch.m;
+      std::vector<double> y = recompute_schedule(mode);
+      if (fits(y)) x = std::move(y);
+      else mode[ch.k] = was;
+    }
+    return x;
+  }
+
   std::vector<Op> decode(const std::vector<double>& x) const {
     std::vector<Op> ops;
     for (int t = 0; t < lv.T; ++t)
@@ -348,7 +480,7 @@ std::string below_sources(int64_t budget, const Levels& lv) {
 
 }  // namespace
 
-HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget) {
+HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget, double seconds) {
   HilpResult out;
   out.status = PlanStatus::NoPlanFound;
   Levels lv(h, budget);
@@ -361,9 +493,13 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
   if (save_budget) m.limit_at_loss((*save_budget - lv.sources) / lv.unit);
   out.vars = m.model.num_vars();
   out.rows = m.model.num_rows();
-  const std::vector<double> x = m.fitting_start();
+  std::vector<double> x = m.fitting_start();
+  if (!m.fits(x) || !m.fits(m.persistent_start(std::vector<int>(lv.T, -1)))) {
+    std::vector<double> y = m.fitting_recompute_start(seconds);
+    if (m.fits(y) && (!m.fits(x) || m.model.objective_value(y) < m.model.objective_value(x))) x = std::move(y);
+  }
   if (!m.fits(x)) {
-    out.note = "no persistent schedule of these choices fits";
+    out.note = "no schedule of these choices that runs each part once, or recomputes it in its backward's stage, fits";
     return out;
   }
   extract(m, x, budget, save_budget, out);
@@ -386,7 +522,15 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   // CBC starts from the autograd-like schedule where it fits. The greedy persistent one (fitting_start)
   // is no start: from it CBC settled 6.96 % from its bound where it reached 0.05 % without (a 529-node
   // encoder-decoder's top at 50 %); it is the plan where CBC finds none in time.
+  // Where it does not fit, the schedule recomputing parts in their backward's stage is computed
+  // (HilpOptions::recompute_start): CBC's start only with that option, the plan where CBC ends with
+  // none or a slower one.
   std::vector<double> x0 = m.persistent_start(std::vector<int>(lv.T, -1));
+  std::vector<double> recompute;
+  if (!m.fits(x0)) {
+    recompute = m.fitting_recompute_start(opt.recompute_start_share * opt.time_limit);
+    if (opt.recompute_start) x0 = recompute;
+  }
   if (m.fits(x0)) {
     std::vector<std::pair<milp::Var, double>> values;
     for (size_t v = 0; v < x0.size(); ++v)
@@ -420,20 +564,24 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
     return finish();
   }
   std::vector<double> solution = std::move(res.solution);
+  // Where CBC has no solution, or one cut by its limit, a constructive schedule when faster: a
+  // search cut by its limit can end above them.
+  auto faster = [&](std::vector<double> x, const char* what) {
+    if (!m.fits(x) || (!solution.empty() && m.model.objective_value(x) >= m.model.objective_value(solution))) return;
+    solution = std::move(x);
+    out.note += fmt::format("; {} {}", what, milp::has_solution(res.status) ? "is faster" : "instead");
+  };
   if (!milp::has_solution(res.status)) {
     out.status = PlanStatus::TimedOut;
     out.note = fmt::format("CBC: {}{}", milp::to_string(res.status), res.note.empty() ? "" : "; " + res.note);
-    solution = m.fitting_start();
-    if (!m.fits(solution)) return finish();
-    out.note += "; the persistent schedule of the fastest choices that fit instead";
+    solution.clear();
   } else if (res.status != milp::Status::Optimal) {
     out.note = std::isfinite(res.gap) ? fmt::format("time limit: gap {:.2f} %", 100 * res.gap) : "time limit: no bound";
-    // A search cut by its limit can end above the persistent schedule: the faster of the two.
-    std::vector<double> persistent = m.fitting_start();
-    if (m.fits(persistent) && m.model.objective_value(persistent) < m.model.objective_value(solution)) {
-      solution = std::move(persistent);
-      out.note += "; the persistent schedule of the fastest choices that fit is faster";
-    }
+  }
+  if (res.status != milp::Status::Optimal) {
+    faster(m.fitting_start(), "the persistent schedule of the fastest choices that fit");
+    faster(std::move(recompute), "the schedule recomputing parts in their backward's stage");
+    if (solution.empty()) return finish();
   }
   extract(m, solution, budget, opt.save_budget, out);
   if (out.has_schedule) out.status = res.status == milp::Status::Optimal ? PlanStatus::Optimal : PlanStatus::TimedOut;

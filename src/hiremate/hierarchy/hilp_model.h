@@ -39,6 +39,12 @@ struct HilpOptions {
   int threads = 1;
   bool verbose = false;
   std::optional<int64_t> save_budget;  // bytes resident right after the loss, in the host
+  // Where the autograd-like schedule does not fit: persistent_hilp's schedule that recomputes parts
+  // in their backward's stage, improved for at most recompute_start_share of the limit, is the plan
+  // where CBC finds none or a slower one, and, with recompute_start, CBC's MIP start. Off: as a start
+  // it made CBC's plans slower in 3 of 4 cells (measured: bench/results/recompute_start.md).
+  bool recompute_start = false;
+  double recompute_start_share = 0.05;
 };
 
 struct HilpResult {
@@ -56,15 +62,21 @@ struct HilpResult {
 
 // Solves the H-ILP with a peak budget in host bytes (sources included) and returns the extracted,
 // simulated schedule, under both budgets, or none.
-// Where CBC finds no plan in time, solve_hilp returns this one instead (status TimedOut, said in
-// the note).
+// Where CBC finds no plan in time, or a slower one than persistent_hilp's (below), solve_hilp returns
+// that one instead (status TimedOut, said in the note).
 HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 
-// The H-ILP's constructive plan, without CBC: every HCN once (no recomputation of a whole part), each
-// forward with its fastest keeping choice, then, while the model's rows do not hold (the budget, the
-// save budget), the forward whose next leaner keeping choice costs the least time per byte it frees
-// switches to it. Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the
-// sources. It is in the H-ILP's model, so never faster than the H-ILP's optimum.
-HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt);
+// The H-ILP's constructive plans, without CBC, the faster of two that fits:
+// - persistent: every HCN once, each forward with its fastest keeping choice, then, while the
+//   model's rows do not hold (the budget, the save budget), the forward whose next leaner keeping
+//   choice costs the least time per byte it frees switches to it;
+// - where the autograd-like schedule does not fit: each forward's fast forward, and the part run
+//   again with a keeping choice in its backward's stage (HiRemate's lowest-memory way through a
+//   sequence of parts: between a part's forward and its backward only the interfaces are held), the
+//   leanest first, then faster choices (kept or recomputed) where they still fit, for at most `seconds`.
+// Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. Both
+// are in the H-ILP's model, so never faster than the H-ILP's optimum.
+HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt,
+                           double seconds = 1);
 
 }  // namespace hiremate::hierarchy

@@ -563,7 +563,8 @@ struct Planner {
   // The H-ILP's persistent greedy (hilp_model.h) over every option of the parts' menus, no quota: no
   // CBC, and options the quotas leave out can make it faster than CBC's optimum over the quotas'
   // (1,211-node transformer at 25 %, 30 s: 10.05 % against 11.81 %; bench/results/option_selection.md).
-  // Not where building its model would take more than a tenth of `seconds`.
+  // Not where building its model would take more than a tenth of `seconds`; its greedy passes get a
+  // twentieth.
   void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
     auto id = [](NodeId x) { return x; };
     const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
@@ -572,7 +573,7 @@ struct Planner {
       race.notes.push_back(who + ": not built, its model too large for the time left");
       return;
     }
-    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget);
+    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, 0.05 * seconds);
     if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
     else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
   }
