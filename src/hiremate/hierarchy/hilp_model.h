@@ -42,7 +42,7 @@ struct HilpOptions {
   // Where the autograd-like schedule does not fit: persistent_hilp's schedule that recomputes parts
   // in their backward's stage, improved for at most recompute_start_share of the limit, is the plan
   // where CBC finds none or a slower one, and, with recompute_start, CBC's MIP start. Off: as a start
-  // it made CBC's plans slower in 3 of 4 cells (measured: bench/results/recompute_start.md).
+  // it made CBC's plans slower in 3 of 4 cells (measured: bench/results/recompute_parts.md).
   bool recompute_start = false;
   double recompute_start_share = 0.05;
 };
