@@ -134,30 +134,36 @@ TEST(HGraph, StagesAreForwardsLossThenBackwardsInReverse) {
 
 namespace {
 
-// A chain of 40 ops in two sub-clusters (first and second half of its forwards), each offering the
-// two baselines (autograd keeps everything, recompute_all nothing): the smallest H-graph where a
-// persistent schedule has choices to make.
-struct TwoHalves {
+// The chain of 40 ops cut into `count` sub-clusters of consecutive forwards, each offering autograd's
+// option (keep everything), recompute_all's too where asked (keep nothing), and its fast forward.
+struct ChainInParts {
   Graph g;
   hierarchy::HGraph h;
-  TwoHalves() : g(hiremate::testing::generated_graphs()[0]) {
+  ChainInParts(size_t count, bool recompute_all) : g(hiremate::testing::generated_graphs()[0]) {
     std::vector<NodeId> forwards;
     for (NodeId c : g.order)
       if (g.compute[c].kind == ComputeKind::Forward) forwards.push_back(c);
-    const size_t half = forwards.size() / 2;
+    const size_t size = (forwards.size() + count - 1) / count;
     std::vector<hierarchy::HPart> parts;
-    for (auto [from, to] : {std::pair{size_t{0}, half}, std::pair{half, forwards.size()}}) {
+    for (size_t from = 0; from < forwards.size(); from += size) {
+      const size_t to = std::min(forwards.size(), from + size);
       auto cl = hiremate::testing::cluster_of(g, {forwards.begin() + from, forwards.begin() + to}, static_cast<int>(from));
       hierarchy::ClusterProblem cg = hierarchy::extract(g, cl);
       hierarchy::HPart p;
-      p.name = "half from " + std::to_string(from);
-      p.options = {hierarchy::autograd_option(cg), hierarchy::recompute_all_option(cg)};
+      p.name = "part from " + std::to_string(from);
+      p.options = {hierarchy::autograd_option(cg)};
+      if (recompute_all) p.options.push_back(hierarchy::recompute_all_option(cg));
       p.ff = hierarchy::fast_forward(cg);
       p.interface = cl.interface;
       parts.push_back(std::move(p));
     }
     h = hierarchy::build_hgraph(g, parts);
   }
+};
+
+// Two halves with both baselines: the smallest H-graph where a persistent schedule has choices to make.
+struct TwoHalves : ChainInParts {
+  TwoHalves() : ChainInParts(2, true) {}
 };
 
 }  // namespace
@@ -214,31 +220,11 @@ TEST(HilpPersistent, HoldsTheSaveBudget) {
 
 namespace {
 
-// The same chain in four sub-clusters that offer autograd's option only (and their fast forward):
-// every persistent schedule keeps all four at once (keep-all's peak), while recomputing each quarter
-// in its backward's stage holds one quarter's activations and the interfaces.
-struct FourQuartersKeepingAll {
-  Graph g;
-  hierarchy::HGraph h;
-  FourQuartersKeepingAll() : g(hiremate::testing::generated_graphs()[0]) {
-    std::vector<NodeId> forwards;
-    for (NodeId c : g.order)
-      if (g.compute[c].kind == ComputeKind::Forward) forwards.push_back(c);
-    std::vector<hierarchy::HPart> parts;
-    const size_t quarter = forwards.size() / 4;
-    for (size_t from = 0; from < forwards.size(); from += quarter) {
-      const size_t to = std::min(forwards.size(), from + quarter);
-      auto cl = hiremate::testing::cluster_of(g, {forwards.begin() + from, forwards.begin() + to}, static_cast<int>(from));
-      hierarchy::ClusterProblem cg = hierarchy::extract(g, cl);
-      hierarchy::HPart p;
-      p.name = "quarter from " + std::to_string(from);
-      p.options = {hierarchy::autograd_option(cg)};
-      p.ff = hierarchy::fast_forward(cg);
-      p.interface = cl.interface;
-      parts.push_back(std::move(p));
-    }
-    h = hierarchy::build_hgraph(g, parts);
-  }
+// Four quarters offering autograd's option only: every persistent schedule keeps all four at once
+// (keep-all's peak), while recomputing each quarter in its backward's stage holds one quarter's
+// activations and the interfaces.
+struct FourQuartersKeepingAll : ChainInParts {
+  FourQuartersKeepingAll() : ChainInParts(4, false) {}
 };
 
 int most_runs_of_one_forward(const Graph& g, const Schedule& s) {
