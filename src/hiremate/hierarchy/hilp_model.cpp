@@ -331,8 +331,9 @@ struct HilpModel : stage_milp::StageVars {
       const HNode& n = h.nodes[t];
       int c = -1;
       if (n.kind == ComputeKind::Forward) {
-        c = mode[t].choice >= 0 && !mode[t].recompute ? mode[t].choice : mode[t].choice >= 0 ? ff_choice(t) : -1;
-        if (mode[t].choice < 0) {  // no keeping choice: its fastest
+        if (mode[t].choice >= 0) {
+          c = mode[t].recompute ? ff_choice(t) : mode[t].choice;
+        } else {  // no keeping choice: its fastest
           for (size_t i = 0; i < n.choices.size(); ++i)
             if (R[t][t][i] != kAbsent && (c < 0 || n.choices[i].time < n.choices[c].time)) c = static_cast<int>(i);
         }
