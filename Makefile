@@ -33,7 +33,7 @@ test: build test-asan
 # The benchmark report into bench/results/ (README.md, CSV, PNG): hours in full, under 10 minutes quick.
 # It needs only the CLI, so only that target is built.
 bench-cli:
-	@bash scripts/install-deps.sh --bench
+	@bash scripts/install-deps.sh
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target hiremate
 

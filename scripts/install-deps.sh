@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, the packages hiremate builds and tests with, only those missing,
 # so that a second run costs a second. Needs root (or sudo) only when something is missing.
-# matplotlib draws `simulate --plot` (tested) and the report's plots. `--bench`: what `make bench`
-# needs beyond the build (nothing more at present).
+# One list for `make demo`, `make test` and `make bench`: matplotlib draws `simulate --plot` (tested)
+# and the report's plots.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache
