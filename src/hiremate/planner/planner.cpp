@@ -16,6 +16,7 @@
 #include "hiremate/common/worker_pool.h"
 #include "hiremate/planner/grid.h"
 #include "hiremate/planner/portfolio.h"
+#include "hiremate/planner/twremat_options.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
 #include "hiremate/schedule/min_budget.h"
@@ -222,21 +223,29 @@ struct Planner {
   // Position i (1..peak_points) of the peak grid strictly between lb and ub.
   int64_t grid_peak(int64_t lb, int64_t ub, int i) const { return ub - (ub - lb) * i / (popt.peak_points + 1); }
 
-  // TW-Remat's plans of the cluster graph on the peak grid, as options: milliseconds on a cluster,
-  // and lower-memory ways to run it than recompute_all (which holds the whole cluster's forward in
-  // its backward), so that the parent's H-ILP can reach the budgets a flat TW-Remat reaches.
+  // TW-Remat's plans of the cluster graph on the peak grid, as options (twremat_options.h), then
+  // their save axes within PlannerOptions::twremat_save_share of the cluster's time, so that on
+  // large clusters they leave the H-ILP's own grid its time.
   template <class Left>
   void add_twremat_options(const hierarchy::ClusterProblem& cg, int64_t lb, int64_t ub, const Left& budget_left,
                            std::vector<Option>& opts) const {
+    std::vector<std::pair<int64_t, size_t>> plain;  // (peak, index in opts)
     for (int i = 1; i <= popt.peak_points; ++i) {
-      const double limit = std::min(popt.cheap_solver_time_limit, budget_left() / 4);
-      if (limit <= 0.01) return;
-      SolveOptions o;
-      o.time_limit = limit;
-      o.threads = 1;
       const int64_t peak = grid_peak(lb, ub, i);
-      Plan tp = TwRematSolver().solve(cg.graph, peak, o);
-      if (tp.has_schedule) opts.push_back(hierarchy::make_option(cg, tp.schedule, "twremat", peak));
+      if (auto o = twremat_option(cg, cg.graph, peak, popt.cheap_solver_time_limit, budget_left)) {
+        plain.emplace_back(peak, opts.size());
+        opts.push_back(std::move(*o));
+      }
+    }
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(popt.twremat_save_share * budget_left()));
+    auto left = [&] { return std::min(budget_left(), std::chrono::duration<double>(until - Clock::now()).count()); };
+    for (size_t j = plain.size() > static_cast<size_t>(popt.twremat_save_peaks) ? plain.size() - popt.twremat_save_peaks : 0;
+         j < plain.size(); ++j) {
+      const Option base = opts[plain[j].second];
+      for (Option& o : twremat_save_options(cg, base, plain[j].first, popt.twremat_save_points,
+                                            popt.cheap_solver_time_limit, left))
+        opts.push_back(std::move(o));
     }
   }
 
