@@ -240,8 +240,8 @@ struct Planner {
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(popt.twremat_save_share * budget_left()));
     auto left = [&] { return std::min(budget_left(), std::chrono::duration<double>(until - Clock::now()).count()); };
-    for (size_t j = plain.size() > static_cast<size_t>(popt.twremat_save_peaks) ? plain.size() - popt.twremat_save_peaks : 0;
-         j < plain.size(); ++j) {
+    const size_t lowest = std::min(plain.size(), static_cast<size_t>(std::max(0, popt.twremat_save_peaks)));
+    for (size_t j = plain.size() - lowest; j < plain.size(); ++j) {
       const Option base = opts[plain[j].second];
       for (Option& o : twremat_save_options(cg, base, plain[j].first, popt.twremat_save_points,
                                             popt.cheap_solver_time_limit, left))

@@ -52,15 +52,14 @@ struct PlannerOptions {
   // H-ILP's own grid may not reach), each solve within `cheap_solver_time_limit` seconds.
   bool twremat_options = true;
   double cheap_solver_time_limit = 0.5;
-  // Per peak, TW-Remat is also solved with this many save budgets, stepping the saved bytes of its
-  // plan down in equal steps (planner.cpp, add_twremat_options): TW-Remat plans that hold little
-  // from the forward to the backward, which a parent needs at tight budgets; 0: none. They get
-  // twremat_save_share of the cluster's time left after the plain plans, so that on large clusters
-  // they leave the H-ILP's own grid its time.
+  // At the lowest `twremat_save_peaks` peaks TW-Remat has a plan at, it is also solved with
+  // `twremat_save_points` save budgets, stepping its plan's saved bytes down in equal steps
+  // (twremat_options.h): plans that hold little from the forward to the backward, which a parent
+  // needs at tight budgets; 0: none. These solves get `twremat_save_share` of the cluster's time
+  // left after the plain plans, so that on large clusters the H-ILP's own grid keeps its time. Not
+  // at every peak: each option enlarges the H-ILPs above. measured: bench/results/twremat_save_axis.md
   int twremat_save_points = 3;
   double twremat_save_share = 0.1;
-  // ... at this many of the lowest peaks TW-Remat has a plan at (each option enlarges the parents'
-  // H-ILPs: on every peak, encoder_decoder-500 at 35 % went from 4.26 to 10.35 %).
   int twremat_save_peaks = 1;
   // Every cluster's menu also holds this many options along its save axis (hierarchy/save_front.h:
   // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
