@@ -23,9 +23,7 @@ std::vector<hierarchy::Option> twremat_save_options(const hierarchy::ClusterProb
                                                     int64_t peak, int save_points, double per_solve,
                                                     const std::function<double()>& seconds_left) {
   std::vector<hierarchy::Option> out;
-  NodeId loss = kNone;
-  for (NodeId c = 0; c < static_cast<NodeId>(cg.graph.compute.size()); ++c)
-    if (cg.graph.compute[c].kind == ComputeKind::Loss) loss = c;
+  const NodeId loss = cg.graph.loss;
   if (loss == kNone || plain.mem <= 0) return out;
   const int64_t at_loss = simulate(cg.graph, hierarchy::cluster_schedule(cg, plain)).bytes_at_loss;
   Graph held = cg.graph;
