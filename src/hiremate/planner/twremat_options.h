@@ -6,7 +6,10 @@
 // parent at a tight budget needs plans that hold little from the forward to the backward (save(loss),
 // §6.3). The save budget is given through the cluster graph's synthetic loss, which stands for the
 // rest of the parent between the cluster's halves: an overhead there of the peak less the target
-// bytes at the loss makes TW-Remat free or recompute what it would have held.
+// bytes at the loss makes TW-Remat free or recompute what it would have held. Not through
+// SolveOptions::save_budget, which TW-Remat also takes (its walk along the removal path then stops
+// at the first step past either budget): that gave slower plans above. measured:
+// bench/results/twremat_save_axis.md#save_budget-instead
 #pragma once
 #include <cstdint>
 #include <functional>
