@@ -202,7 +202,7 @@ TEST(Planner, TheTopGrowsItsOptionsWhileCbcProvesThemOptimal) {
     po.top_small_options = 0;
     po.top_time_limit = 60;
     po.twremat_at_top = false;
-    po.top_persistent_all = false;
+    po.top_persistent_share = 0;
     po.top_options_growth = growth;
     Plan p = planner::plan(g, budget, so, po, &rep);
     if (p.has_schedule) p.sim = simulate(g, p.schedule);

@@ -314,6 +314,11 @@ struct HilpModel : stage_milp::StageVars {
   struct Mode {
     bool recompute = false;
     int choice = -1;  // the keeping choice (-1: the HCN has none; it runs its fastest)
+    // Also runs its fast forward again in the first backward stage that reads its outputs, so that
+    // they are not held from the forward to there (a large output cheap to make again: an
+    // attention's softmax on a cut between parts).
+    bool refresh = false;
+    bool operator==(const Mode& o) const { return recompute == o.recompute && choice == o.choice && refresh == o.refresh; }
   };
   int ff_choice(int k) const {
     int best = -1;
@@ -359,6 +364,32 @@ struct HilpModel : stage_milp::StageVars {
           x[v] = 1;
         }
     }
+    // Refreshes: the fast forward of k again, before the first op after the loss that reads its outputs.
+    for (int k = 0; k < lv.T; ++k) {
+      if (!mode[k].refresh) continue;
+      const int ff = ff_choice(k);
+      if (ff < 0) return {};
+      const auto& outs = h.nodes[k].data_out;
+      auto reads = [&](int kk, int cc) {
+        const HNode& r = h.nodes[kk];
+        const auto& in = r.backward_needs_choice_deps ? r.choices[cc].deps : r.data_in;
+        return std::any_of(in.begin(), in.end(), [&](NodeId d) { return std::find(outs.begin(), outs.end(), d) != outs.end(); });
+      };
+      int at = -1;
+      for (int t = h.loss + 1; t < lv.T && at < 0; ++t)
+        for (const auto& [kk, cc] : ops[t])
+          if (kk != k && reads(kk, cc)) {
+            at = t;
+            break;
+          }
+      if (at < 0) continue;  // nothing after the loss reads them
+      if (R[at][k].empty() || R[at][k][ff] == kAbsent) return {};
+      auto& stage = ops[at];
+      if (std::any_of(stage.begin(), stage.end(), [&](const std::pair<int, int>& o) { return o.first == k; })) return {};
+      stage.insert(std::upper_bound(stage.begin(), stage.end(), std::make_pair(k, ff),
+                                    [](const std::pair<int, int>& a, const std::pair<int, int>& b) { return a.first < b.first; }),
+                   {k, ff});
+    }
     // Residency: walking the stages backwards, a datum is resident on entry to t when its next event
     // from t on is a read.
     std::vector<char> next_is_read(lv.mem.size(), 0);
@@ -377,18 +408,26 @@ struct HilpModel : stage_milp::StageVars {
     memory_values(x);
     return x;
   }
+  // Time of forward k and its backward under m.
+  double mode_time(int k, const Mode& m) const {
+    double time = keeping_time(k, static_cast<size_t>(m.choice));
+    if (m.recompute) time += h.nodes[k].choices[ff_choice(k)].time;
+    if (m.refresh) time += h.nodes[k].choices[ff_choice(k)].time;
+    return time;
+  }
   // Every forward recomputed in its backward's stage with its leanest keeping choice (least kept and
   // overhead, its backward's included); then, in one pass over the changes that save time (most
   // first), each that still fits is taken: another keeping choice, recomputed or kept; the pass ends
-  // after `seconds` (each change is checked against every row). Empty where even the first does not fit.
+  // after `seconds` (each change is checked against every row). Empty where even the first does not
+  // fit; `mode` gets the modes of the schedule returned.
   std::vector<double> fitting_recompute_start(double seconds) const {
+    std::vector<Mode> mode;
+    return fitting_recompute_start(seconds, mode);
+  }
+  std::vector<double> fitting_recompute_start(double seconds, std::vector<Mode>& mode) const {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    std::vector<Mode> mode(lv.T);
-    auto total = [&](int k, const Mode& m) {  // time of forward k and its backward under m
-      double time = keeping_time(k, static_cast<size_t>(m.choice));
-      if (m.recompute) time += h.nodes[k].choices[ff_choice(k)].time;
-      return time;
-    };
+    mode.assign(lv.T, Mode{});
+    auto total = [&](int k, const Mode& m) { return mode_time(k, m); };
     for (int k = 0; k < lv.T; ++k) {
       const HNode& n = h.nodes[k];
       if (n.kind != ComputeKind::Forward || n.pair < 0 || !lv.has_keeping(k)) continue;
@@ -438,6 +477,102 @@ struct HilpModel : stage_milp::StageVars {
     return x;
   }
 
+  // The modes of a persistent solution x (persistent_start's): each forward with a keeping choice
+  // keeps the one x runs.
+  std::vector<Mode> modes_of(const std::vector<double>& x) const {
+    std::vector<Mode> mode(lv.T);
+    for (int t = 0; t < lv.T; ++t) {
+      const HNode& n = h.nodes[t];
+      if (n.kind != ComputeKind::Forward || n.pair < 0 || !lv.has_keeping(t)) continue;
+      for (size_t c = 0; c < n.choices.size(); ++c)
+        if (n.choices[c].keeps && R[t][t][c] != kAbsent && x[R[t][t][c]] > 0.5) mode[t] = {false, static_cast<int>(c)};
+    }
+    return mode;
+  }
+
+  // Local search over the modes of recompute_schedule from a fitting `mode` (x its schedule), first
+  // improvement until none is left or `until`: a change of one forward's mode that saves time, and
+  // where it does not fit, an ejection chain: other forwards made leaner, the least time per byte
+  // they free first, while what they cost stays below what the first saves, until it fits (the
+  // exchanges a greedy walk by time per byte cannot undo: a part's outputs refreshed in the backward
+  // so that another part keeps more). Each try is checked against every row of the model. Returns
+  // the schedule of the modes it ends with.
+  std::vector<double> exchange_search(std::vector<Mode>& mode, std::vector<double> x,
+                                      std::chrono::steady_clock::time_point until) const {
+    struct Move {
+      int k;
+      Mode m;
+      double delta;  // time under m less time under the current mode
+    };
+    std::vector<int64_t> out_bytes(lv.T, 0);  // units of the data each forward makes
+    for (int k = 0; k < lv.T; ++k)
+      for (NodeId d : h.nodes[k].data_out)
+        if (lv.producer[d] == k) out_bytes[k] += lv.mem[d];
+    // What a mode holds from its forward on: its kept bytes unless it recomputes, its outputs unless
+    // it refreshes them.
+    auto footprint = [&](int k, const Mode& m) {
+      return (m.recompute ? int64_t{0} : lv.kept[k][m.choice]) + (m.refresh ? int64_t{0} : out_bytes[k]);
+    };
+    auto moves = [&] {
+      std::vector<Move> out;
+      for (int k = 0; k < lv.T; ++k) {
+        if (mode[k].choice < 0) continue;
+        const bool ff = ff_choice(k) >= 0;
+        for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
+          if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
+          for (int flags = 0; flags < 4; ++flags) {
+            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0};
+            if ((m.recompute || m.refresh) && !ff) continue;
+            if (m == mode[k]) continue;
+            out.push_back({k, m, mode_time(k, m) - mode_time(k, mode[k])});
+          }
+        }
+      }
+      return out;
+    };
+    auto expired = [&] { return std::chrono::steady_clock::now() > until; };
+    for (bool improved = true; improved && !expired();) {
+      improved = false;
+      std::vector<Move> faster, leaner;
+      for (Move& mv : moves()) {
+        if (mv.delta < 0) faster.push_back(mv);
+        else if (footprint(mv.k, mv.m) < footprint(mv.k, mode[mv.k])) leaner.push_back(mv);
+      }
+      std::sort(faster.begin(), faster.end(), [](const Move& a, const Move& b) { return a.delta < b.delta; });
+      auto rate = [&](const Move& b) {
+        return b.delta / static_cast<double>(footprint(b.k, mode[b.k]) - footprint(b.k, b.m));
+      };
+      std::sort(leaner.begin(), leaner.end(), [&](const Move& a, const Move& b) { return rate(a) < rate(b); });
+      for (const Move& a : faster) {
+        if (expired()) break;
+        std::vector<std::pair<int, Mode>> undo{{a.k, mode[a.k]}};
+        std::vector<char> touched(lv.T, 0);
+        touched[a.k] = 1;
+        mode[a.k] = a.m;
+        double cost = a.delta;
+        for (size_t i = 0;; ++i) {
+          std::vector<double> y = recompute_schedule(mode);
+          if (fits(y)) {
+            x = std::move(y);
+            improved = true;
+            break;
+          }
+          // The next leaner change of an untouched forward that keeps the chain a saving.
+          while (i < leaner.size() && (touched[leaner[i].k] || cost + leaner[i].delta >= 0)) ++i;
+          if (i >= leaner.size() || expired()) break;
+          const Move& b = leaner[i];
+          undo.emplace_back(b.k, mode[b.k]);
+          touched[b.k] = 1;
+          mode[b.k] = b.m;
+          cost += b.delta;
+        }
+        if (improved) break;
+        for (auto it = undo.rbegin(); it != undo.rend(); ++it) mode[it->first] = it->second;
+      }
+    }
+    return x;
+  }
+
   std::vector<Op> decode(const std::vector<double>& x) const {
     std::vector<Op> ops;
     for (int t = 0; t < lv.T; ++t)
@@ -481,7 +616,36 @@ std::string below_sources(int64_t budget, const Levels& lv) {
 
 }  // namespace
 
-HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget, double seconds) {
+// The faster of the two constructive schedules (fitting_start, fitting_recompute_start within half of
+// `seconds`), then, with `exchange`, improved by exchange_search until `until`. Empty where neither fits.
+std::vector<double> improved_constructive(const HilpModel& m, double seconds, std::chrono::steady_clock::time_point until,
+                                          bool exchange) {
+  const Levels& lv = m.lv;
+  auto faster = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    return m.fits(a) && (!m.fits(b) || m.model.objective_value(a) < m.model.objective_value(b));
+  };
+  std::vector<double> x = m.fitting_start();
+  std::vector<HilpModel::Mode> mode;
+  if (m.fits(x)) {  // its modes, where recompute_schedule reproduces it (or does better)
+    mode = m.modes_of(x);
+    std::vector<double> y = m.recompute_schedule(mode);
+    if (!m.fits(y) || faster(x, y)) mode.clear();
+    else x = std::move(y);
+  }
+  if (!m.fits(x) || !m.fits(m.persistent_start(std::vector<int>(lv.T, -1)))) {
+    std::vector<HilpModel::Mode> rm;
+    std::vector<double> y = m.fitting_recompute_start(seconds / 2, rm);
+    if (faster(y, x)) {
+      x = std::move(y);
+      mode = std::move(rm);
+    }
+  }
+  if (!exchange || !m.fits(x) || mode.empty()) return x;
+  return m.exchange_search(mode, std::move(x), until);
+}
+
+HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget, double seconds,
+                           bool exchange) {
   HilpResult out;
   out.status = PlanStatus::NoPlanFound;
   Levels lv(h, budget);
@@ -494,11 +658,9 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
   if (save_budget) m.limit_at_loss((*save_budget - lv.sources) / lv.unit);
   out.vars = m.model.num_vars();
   out.rows = m.model.num_rows();
-  std::vector<double> x = m.fitting_start();
-  if (!m.fits(x) || !m.fits(m.persistent_start(std::vector<int>(lv.T, -1)))) {
-    std::vector<double> y = m.fitting_recompute_start(seconds);
-    if (m.fits(y) && (!m.fits(x) || m.model.objective_value(y) < m.model.objective_value(x))) x = std::move(y);
-  }
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  std::vector<double> x = improved_constructive(m, seconds, until, exchange);
   if (!m.fits(x)) {
     out.note = "no schedule of these choices that runs each part once, or recomputes it in its backward's stage, fits";
     return out;

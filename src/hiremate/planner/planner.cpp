@@ -15,6 +15,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/worker_pool.h"
 #include "hiremate/planner/grid.h"
+#include "hiremate/planner/persistent_options.h"
 #include "hiremate/planner/portfolio.h"
 #include "hiremate/planner/twremat_options.h"
 #include "hiremate/partition/translate.h"
@@ -311,7 +312,27 @@ struct Planner {
         ++rep.rejected;
       }
     }
-    for (const auto& p : partitionings(c)) {
+    const auto cluster_parts = partitionings(c);
+    if (popt.persistent_save_points > 0) {
+      // Within persistent_share of the cluster's time: the H-ILP's own solves keep theirs.
+      const auto t_persistent = Clock::now();
+      const Deadline mine = deadline.share(popt.persistent_share);
+      auto left = [&] { return mine.left(); };
+      size_t before = opts.size();
+      for (const auto& p : cluster_parts)
+        for (int i : coverage_order(popt.peak_points)) {
+          if (mine.expired()) break;
+          const int64_t peak = grid_peak(lb, ub, i);
+          hierarchy::HGraph hg = hierarchy::build_hgraph(cg.graph, parts(p, fc, fd, peak));
+          for (Option& o : persistent_save_options(cg, hg, peak, iface, popt.persistent_save_points,
+                                                   popt.persistent_seconds, left))
+            opts.push_back(std::move(o));
+        }
+      if (opt.verbose)
+        std::cerr << fmt::format("planner: cluster {}: {} persistent options in {:.3f} s\n", c, opts.size() - before,
+                                 since(t_persistent));
+    }
+    for (const auto& p : cluster_parts) {
       ++cr.partitionings;
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = grid_peak(lb, ub, i);
@@ -497,7 +518,7 @@ struct Planner {
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
-      if (popt.top_persistent_all) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
+      if (popt.top_persistent_share > 0) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
       auto solve_parts = [&, budget](std::vector<hierarchy::HPart> ps, double limit, ClusterReport& cr,
                                      int cbc_threads) {
         hierarchy::HGraph hg = hierarchy::build_hgraph(g, std::move(ps));
@@ -572,8 +593,8 @@ struct Planner {
   // The H-ILP's persistent greedy (hilp_model.h) over every option of the parts' menus, no quota: no
   // CBC, and options the quotas leave out can make it faster than CBC's optimum over the quotas'
   // (1,211-node transformer at 25 %, 30 s: 10.05 % against 11.81 %; bench/results/option_selection.md).
-  // Not where building its model would take more than a tenth of `seconds`; its greedy passes get a
-  // twentieth.
+  // Not where building its model would take more than a tenth of `seconds`; its greedy passes and
+  // exchange search get PlannerOptions::top_persistent_share of them.
   void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
     auto id = [](NodeId x) { return x; };
     const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
@@ -582,7 +603,7 @@ struct Planner {
       race.notes.push_back(who + ": not built, its model too large for the time left");
       return;
     }
-    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, 0.05 * seconds);
+    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, popt.top_persistent_share * seconds);
     if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
     else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
   }

@@ -43,8 +43,10 @@ struct PlannerOptions {
   // Where CBC proves the full top model optimal with time left, the top is solved again with this
   // many times the options (repeatedly, while CBC proves each optimal and the quotas grow); 1: never.
   double top_options_growth = 2;
-  // The top also offers the H-ILP's persistent greedy (no CBC) over every option of the menus.
-  bool top_persistent_all = true;
+  // The top also offers the H-ILP's constructive plan (no CBC: the persistent greedy, then the
+  // exchange search of hilp_model.h) over every option of the menus, within this share of each
+  // partitioning's time (it ends earlier where no exchange is left); 0: not.
+  double top_persistent_share = 0.3;
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
@@ -65,6 +67,13 @@ struct PlannerOptions {
   // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
   // backward), milliseconds in all; 0: none.
   int save_front_points = 4;
+  // Every cluster's menu also holds the H-ILP's constructive plans (persistent_options.h) at the
+  // peaks of the grid (in coverage order) and partitionings, without a save budget and with this
+  // many save budgets down to the interface; 0: none. Each plan's greedy and exchange search get at
+  // most `persistent_seconds`, all of them `persistent_share` of the cluster's time.
+  int persistent_save_points = 4;
+  double persistent_seconds = 0.05;
+  double persistent_share = 0.1;
   // The top also offers the fastest of this many such plans of the whole graph that fits; 0: none
   // (hilp: the H-ILP's own plan is what it answers). encoder_decoder-500, 20 s, 2 threads: at 50 %
   // 1.01 %, at 35 % 6.73 %, both ahead of the top's H-ILP solves there.
