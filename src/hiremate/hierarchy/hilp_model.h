@@ -74,8 +74,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 //   again with a keeping choice in its backward's stage (HiRemate's lowest-memory way through a
 //   sequence of parts: between a part's forward and its backward only the interfaces are held), the
 //   leanest first, then faster choices (kept or recomputed) where they still fit, for at most `seconds`.
-// Then, with `exchange`, a local search from the faster of them until `seconds` have passed or no
-// move is left: one forward's mode changed (its keeping choice, whether it runs again in its
+// Then, with `exchange`, a local search from each of them (the faster first) until `seconds` have
+// passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
 // outputs), or, where that does not fit, with others made leaner by less time than it saves (an
 // ejection chain). The moves a greedy walk cannot undo: on encoder_decoder-500 at 25 % the top's
