@@ -1,12 +1,18 @@
-// Clusters for the H-ILP tests: hand-picked unit sets of a graph, and every cluster of a partition.
+// Clusters for the H-ILP tests: hand-picked unit sets of a graph, every cluster of a partition, and
+// what an option holds at the loss.
 #pragma once
 #include <algorithm>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "hiremate/graph/generate.h"
+#include "hiremate/hierarchy/cluster_problem.h"
+#include "hiremate/hierarchy/option.h"
 #include "hiremate/partition/canonical.h"
 #include "hiremate/partition/forward_graph.h"
 #include "hiremate/partition/partition.h"
+#include "hiremate/schedule/simulate.h"
 
 namespace hiremate::testing {
 
@@ -58,6 +64,13 @@ inline std::vector<partition::Cluster> all_clusters(const Graph& g) {
   std::vector<partition::Cluster> out;
   for (int c : tree.reachable()) out.push_back(tree.cluster(c));
   return out;
+}
+
+// The bytes an option's cluster schedule holds at the loss (the simulator's), expecting it valid.
+inline int64_t option_at_loss(const hierarchy::ClusterProblem& cg, const hierarchy::Option& o) {
+  SimResult r = simulate(cg.graph, hierarchy::cluster_schedule(cg, o));
+  EXPECT_TRUE(r.valid) << r.reason;
+  return r.bytes_at_loss;
 }
 
 }  // namespace hiremate::testing

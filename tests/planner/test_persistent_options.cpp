@@ -55,12 +55,6 @@ hierarchy::HGraph parts_hgraph(const Graph& g, const partition::ClusterTree& tre
   return hierarchy::build_hgraph(cg.graph, parts);
 }
 
-int64_t at_loss(const hierarchy::ClusterProblem& cg, const hierarchy::Option& o) {
-  SimResult r = simulate(cg.graph, hierarchy::cluster_schedule(cg, o));
-  EXPECT_TRUE(r.valid) << r.reason;
-  return r.bytes_at_loss;
-}
-
 // On every cluster of the generated graphs (small sub-graph limits, so that clusters nest), at autograd's peak and halfway down to
 // the floor: each option fits the peak, the first is the plan without a save budget and every other
 // holds less at the loss, no two the same; some cluster gets such leaner options.
@@ -86,11 +80,11 @@ TEST(PersistentOptions, WalkDownTheSaveAxisWithinThePeak) {
         if (opts.empty()) continue;
         EXPECT_LE(opts.size(), 5u);
         std::set<int64_t> seen;
-        const int64_t first = at_loss(cg, opts[0]);
+        const int64_t first = hiremate::testing::option_at_loss(cg, opts[0]);
         for (size_t k = 0; k < opts.size(); ++k) {
           EXPECT_LE(opts[k].peak, peak);
           EXPECT_EQ(opts[k].solver, "persistent");
-          const int64_t held = at_loss(cg, opts[k]);
+          const int64_t held = hiremate::testing::option_at_loss(cg, opts[k]);
           EXPECT_TRUE(seen.insert(held).second) << "two options hold " << held << " bytes at the loss";
           if (k == 0) continue;
           EXPECT_LT(held, first);

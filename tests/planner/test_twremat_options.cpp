@@ -14,12 +14,6 @@ using namespace hiremate;
 
 namespace {
 
-int64_t at_loss(const hierarchy::ClusterProblem& cg, const hierarchy::Option& o) {
-  SimResult r = simulate(cg.graph, hierarchy::cluster_schedule(cg, o));
-  EXPECT_TRUE(r.valid) << r.reason;
-  return r.bytes_at_loss;
-}
-
 // On every cluster of the generated graphs, halfway between its floor and autograd's peak: each
 // option fits the peak, the k-th save option holds at the loss no more than its target (the plain
 // plan's bytes less k quarters of its saved bytes), and some cluster gets options holding less than
@@ -40,13 +34,13 @@ TEST(TwRematOptions, WalkDownTheSaveAxisWithinThePeak) {
       for (auto& o : planner::twremat_save_options(cg, *plain, peak, points, 1.0, [] { return 100.0; }))
         opts.push_back(std::move(o));
       const int64_t saved = opts[0].mem;
-      const int64_t first = at_loss(cg, opts[0]);
+      const int64_t first = hiremate::testing::option_at_loss(cg, opts[0]);
       ASSERT_LE(opts.size(), static_cast<size_t>(points + 1));
       for (size_t k = 0; k < opts.size(); ++k) {
         EXPECT_LE(opts[k].peak, peak);
         EXPECT_EQ(opts[k].solver, "twremat");
         if (k == 0) continue;
-        EXPECT_LE(at_loss(cg, opts[k]), first - saved * static_cast<int64_t>(k) / (points + 1));
+        EXPECT_LE(hiremate::testing::option_at_loss(cg, opts[k]), first - saved * static_cast<int64_t>(k) / (points + 1));
         leaner += opts[k].mem < saved;
       }
     }
