@@ -618,9 +618,8 @@ std::string below_sources(int64_t budget, const Levels& lv) {
 
 // The two constructive schedules (fitting_start, fitting_recompute_start within half of `seconds`),
 // then, with `exchange`, each that fits improved by exchange_search, the faster start first, the other
-// from half of what is left (local searches from different starts end in different optima:
-// encoder_decoder-1200 at 25 % ended anywhere from 9.9 to 14.4 % from one start); the fastest. Empty
-// where neither fits.
+// from half of what is left (local searches from different starts end in different optima;
+// measured: bench/results/exchange_search.md#both-starts-e0689e9); the fastest. Empty where neither fits.
 std::vector<double> improved_constructive(const HilpModel& m, double seconds, std::chrono::steady_clock::time_point until,
                                           bool exchange) {
   const Levels& lv = m.lv;

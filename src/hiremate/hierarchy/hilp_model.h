@@ -78,9 +78,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 // passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
 // outputs), or, where that does not fit, with others made leaner by less time than it saves (an
-// ejection chain). The moves a greedy walk cannot undo: on encoder_decoder-500 at 25 % the top's
-// plan went from 19.32 to 14.08 % (cross-attention softmaxes on cuts between parts refreshed, so
-// that the encoder keeps more).
+// ejection chain). The moves a greedy walk cannot undo (outputs on cuts between parts refreshed so
+// that another part keeps more); measured: bench/results/exchange_search.md.
 // Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. All
 // are in the H-ILP's model, so never faster than the H-ILP's optimum.
 HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt,

@@ -1,8 +1,8 @@
 // The H-ILP's constructive plans of a cluster (hierarchy/hilp_model.h's persistent_hilp) as menu
 // options along the save axis: no CBC, milliseconds per plan.
 //
-// A cluster's CBC solves may end without reaching its low saves (an encoder of 128 units at 30 s: 3
-// solves, none optimal), and then its parent can only recompute whole layers where a flat solver
+// A cluster's CBC solves may end without reaching its low saves (a large encoder cluster within a
+// short limit), and then its parent can only recompute whole layers where a flat solver
 // keeps each layer's costly outputs and recomputes the rest. The greedy walks down the kept bytes by
 // least time per byte freed, choosing among the sub-clusters' own options, and the exchange search
 // improves on it (hilp_model.h): the combinations of "keep what is dear per byte" options that a
