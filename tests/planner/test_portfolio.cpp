@@ -4,6 +4,7 @@
 #include "hiremate/graph/generate.h"
 #include "hiremate/hierarchy/save_front.h"
 #include "hiremate/planner/plan_with.h"
+#include "hiremate/planner/planner.h"
 #include "hiremate/planner/portfolio.h"
 #include "hiremate/planner/registry.h"
 #include "hiremate/solvers/checkmate/checkmate.h"
@@ -117,4 +118,41 @@ TEST(Portfolio, HiremateIsNoSlowerThanTheSaveFrontPlans) {
   ASSERT_TRUE(r.valid) << r.reason;
   EXPECT_LE(r.peak, budget);
   EXPECT_LE(r.time, *fastest * (1 + 1e-12));
+}
+
+// With one thread, the flat MILP's probe decides the shares (PortfolioOptions::flat_probe_share):
+// "won" where CBC alone finds a plan faster than TW-Remat's (here TW-Remat does not run first, and
+// CBC solves this chain at once), "lost" where it finds none (a MILP that is not built); the
+// hierarchy plans either way. With no probe share, or two threads (the flat MILP runs beside), none.
+TEST(Portfolio, OneThreadFlatProbeDecidesTheShares) {
+  const Graph g = hiremate::testing::small_chain(6);
+  const int64_t budget = hiremate::testing::activation_budget(g, 0.7);
+  planner::PlannerOptions popt;
+  popt.flat_checkmate_max_nodes = 200;
+  popt.twremat_at_top = false;
+  popt.portfolio.flat_min_limit = 1;  // the flat MILP gets its time under these short limits
+  popt.portfolio.flat_probe_share = 0.5;
+  struct Case {
+    bool builds;
+    int threads;
+    double probe_share;
+    const char* verdict;
+  };
+  for (const Case& c : {Case{true, 1, 0.5, "won"}, Case{false, 1, 0.5, "lost"}, Case{true, 1, 0, ""},
+                        Case{true, 2, 0.5, ""}}) {
+    planner::PlannerOptions p = popt;
+    if (!c.builds) p.portfolio.checkmate.max_build_share = 0;  // the probe finds nothing
+    p.portfolio.flat_probe_share = c.probe_share;
+    SolveOptions o;
+    o.time_limit = 6;
+    o.threads = c.threads;
+    PlannerReport report;
+    const Plan h = planner::plan(g, budget, o, p, &report);
+    ASSERT_TRUE(h.has_schedule) << h.note;
+    const SimResult r = simulate(g, h.schedule);
+    ASSERT_TRUE(r.valid) << r.reason;
+    EXPECT_LE(r.peak, budget);
+    EXPECT_EQ(report.flat_probe, c.verdict) << "builds " << c.builds << ", threads " << c.threads << ", share "
+                                            << c.probe_share << ": " << h.note;
+  }
 }

@@ -82,6 +82,10 @@ struct Planner {
   int threads = 1;                       // threads for the hierarchy (the levels' workers, the top's MILPs)
   // The flat MILP from scratch, beside the hierarchy (see plan()); offered at the top.
   std::future<Plan> flat_alone;
+  // With one thread, the flat MILP's probe (flat_probe): its plan, and whether it found none faster
+  // than TW-Remat's (then the hierarchy gets the time hilp alone would).
+  std::optional<Plan> flat_probe;
+  bool flat_probe_lost = false;
   WorkerPool pool;  // the flat MILP's thread; the levels' workers are WorkerPool::for_each's
 
   Planner(const Graph& graph, const SolveOptions& o, const PlannerOptions& p) : g(graph), opt(o), popt(p) {
@@ -98,7 +102,9 @@ struct Planner {
   bool flat_applies() const {
     return popt.flat_checkmate_max_nodes > 0 && g.compute.size() <= popt.flat_checkmate_max_nodes;
   }
-  bool flat_gets_time() const { return flat_applies() && opt.time_limit >= portfolio.flat_min_limit; }
+  bool flat_gets_time() const {
+    return flat_applies() && opt.time_limit >= portfolio.flat_min_limit && !flat_probe_lost;
+  }
 
   // What is left of the limit, less the margin.
   double left() const { return planned.left(); }
@@ -502,7 +508,7 @@ struct Planner {
     // Where the flat MILP runs from scratch on a thread of its own (flat_beside), the H-ILP keeps
     // the whole top: with half of it, unet-100 at 35 % (30 s, 2 threads) ended on TW-Remat's 30.49 %
     // (the full top model found nothing) where hilp alone has 20.78 %.
-    const Deadline hilp_time = !flat_applies() || flat_alone.valid() ? top
+    const Deadline hilp_time = !flat_applies() || flat_alone.valid() || flat_probe_lost ? top
                                : flat_gets_time() ? top.share(portfolio.top_hilp_share_with_flat)
                                                   : top.share(n / (n + 1));
     const bool small_too = popt.top_small_options > 0 && popt.top_small_options < popt.total_options;
@@ -635,6 +641,7 @@ struct Planner {
       });
     }
     if (flat_alone.valid()) offer_flat(race, budget, "checkmate (flat, from scratch)", [&] { return flat_alone.get(); });
+    if (flat_probe) offer_flat(race, budget, "checkmate (flat, probe)", [&] { return std::move(*flat_probe); });
   }
 
   // The race's verdict: the winner with its bound, or why there is none.
@@ -757,6 +764,33 @@ void flat_beside(Planner& p, int64_t budget) {
   p.threads -= 1;
 }
 
+// With one thread, where the flat MILP gets time at the top (PortfolioOptions::flat_probe_share): the
+// MILP alone first, for a share of the limit. Where it finds no plan faster than TW-Remat's, the
+// hierarchy gets the rest as hilp alone would; otherwise the flat MILP's shares stand.
+void flat_probe(Planner& p, int64_t budget) {
+  if (!p.flat_gets_time() || p.flat_alone.valid() || !(p.portfolio.flat_probe_share > 0)) return;
+  if (p.opt.progress) p.opt.progress->phase("checkmate (flat, probe)");
+  SolveOptions o = p.opt;
+  o.threads = p.threads;
+  o.verbose = false;
+  o = part_of(o, p.planned, p.portfolio.flat_probe_share * p.opt.time_limit);
+  try {
+    p.flat_probe = flat_milp_alone(p.g, budget, o, p.portfolio);
+  } catch (const SolverFailure&) {  // CBC in an error state: the hierarchy gets the time
+    p.flat_probe.reset();
+  }
+  const bool found = p.flat_probe && p.flat_probe->has_schedule;
+  const bool faster = found && (!p.twremat_plan || !p.twremat_plan->has_schedule ||
+                                simulate(p.g, p.flat_probe->schedule).time < simulate(p.g, p.twremat_plan->schedule).time);
+  p.flat_probe_lost = !faster && !(p.flat_probe && p.flat_probe->status == PlanStatus::Infeasible);
+  p.rep.flat_probe = p.flat_probe_lost ? "lost" : "won";
+  if (p.opt.verbose)
+    std::cerr << fmt::format("planner: flat MILP probe: {} in {:.2f} s; {}\n",
+                             found ? "a plan" : p.flat_probe ? to_string(p.flat_probe->status) : "failed",
+                             p.run_deadline.elapsed(),
+                             p.flat_probe_lost ? "the hierarchy gets the rest as hilp alone" : "the flat MILP keeps its shares");
+}
+
 // The levels below the top: representatives of one height go to the workers (CBC then gets one
 // thread each). Each height gets a part of what is left of the levels' share in proportion to the
 // rounds of `workers` it needs, so that the higher ones, solved last, are not starved by the lower
@@ -825,6 +859,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   Planner p(g, opt, popt);
   twremat_first(p, budget);
   flat_beside(p, budget);
+  flat_probe(p, budget);
   solve_levels(p);
   const auto top_start = Clock::now();
   Plan out = p.top(budget);

@@ -66,6 +66,10 @@ Plan checkmate_with_fallbacks(const Graph& g, int64_t budget, const SolveOptions
   return plan;
 }
 
+Plan flat_milp_alone(const Graph& g, int64_t budget, const SolveOptions& opt, const PortfolioOptions& po) {
+  return CheckmateSolver(po.checkmate).solve_from(g, budget, opt, nullptr);
+}
+
 Plan dagremat_then_checkmate(const Graph& g, int64_t budget, const SolveOptions& opt, const PortfolioOptions& po) {
   auto by_dagremat = [](Plan p) {
     p.note = "generic DAG, planned by dagremat" + std::string(p.note.empty() ? "" : ": ") + p.note;

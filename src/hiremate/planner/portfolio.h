@@ -63,6 +63,14 @@ struct PortfolioOptions {
   // less than hilp's alone, and worse plans (unet-100 at 50 %, 30 s, 2 threads: 17.29 % with a third,
   // 14.73 % with two thirds, as hilp).
   double levels_share_with_flat = 1.0 / 3;
+  // With one thread, where the flat MILP gets time at the top: the flat MILP alone first (no start,
+  // no fallback), for this share of the limit. Where CBC finds a plan of its own in it, the shares
+  // above apply to the rest (the MILP wins on such graphs: encoder_decoder-100 and transformer-100
+  // at 50 %); where it finds none, the hierarchy gets the rest as hilp alone would (levels_share, the
+  // whole top to the H-ILP), so that it is not starved for a MILP that finds nothing (unet-100 at
+  // 35 %, 30 s: hiremate 30.49 % with the shares above, hilp alone 21.24 %). 0: no probe.
+  // measured: bench/results/time_shares.md#planner-flat-probe
+  double flat_probe_share = 0.25;
   double levels_share = 2.0 / 3;
   // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its
   // time and no thread of its own (it has the rest, from their best plan); where it runs from
@@ -79,6 +87,10 @@ struct PortfolioOptions {
 // dagremat does not run). The deadline is opt.deadline, or opt.time_limit from now.
 Plan checkmate_with_fallbacks(const Graph& g, int64_t budget, const SolveOptions& opt, const Schedule* start = nullptr,
                               const PortfolioOptions& po = {});
+
+// The MILP from scratch, without dagremat's start or TW-Remat's fallback: a plan only where CBC found
+// one (the planner's probe of whether the flat MILP earns its time, PortfolioOptions::flat_probe_share).
+Plan flat_milp_alone(const Graph& g, int64_t budget, const SolveOptions& opt, const PortfolioOptions& po = {});
 
 // A generic DAG: dagremat, then checkmate_with_fallbacks from its plan (see above).
 Plan dagremat_then_checkmate(const Graph& g, int64_t budget, const SolveOptions& opt, const PortfolioOptions& po = {});
