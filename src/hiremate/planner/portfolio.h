@@ -64,11 +64,11 @@ struct PortfolioOptions {
   // 14.73 % with two thirds, as hilp).
   double levels_share_with_flat = 1.0 / 3;
   // With one thread, where the flat MILP gets time at the top: the flat MILP alone first (no start,
-  // no fallback), for this share of the limit. Where CBC finds a plan of its own in it, the shares
-  // above apply to the rest (the MILP wins on such graphs: encoder_decoder-100 and transformer-100
-  // at 50 %); where it finds none, the hierarchy gets the rest as hilp alone would (levels_share, the
-  // whole top to the H-ILP), so that it is not starved for a MILP that finds nothing (unet-100 at
-  // 35 %, 30 s: hiremate 30.49 % with the shares above, hilp alone 21.24 %). 0: no probe.
+  // no fallback), for this share of the limit, because one split of one thread cannot suit both
+  // kinds of graph: where the flat MILP wins, it needs its time; where it finds nothing, the
+  // hierarchy does. Where CBC finds a plan faster than TW-Remat's in the probe, the shares above
+  // apply to the rest and the probe's plan is offered at the top; where it finds none, the hierarchy
+  // gets the rest as hilp alone would (levels_share, the whole top to the H-ILP). 0: no probe.
   // measured: bench/results/time_shares.md#planner-flat-probe
   double flat_probe_share = 0.25;
   double levels_share = 2.0 / 3;
