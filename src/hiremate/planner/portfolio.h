@@ -63,15 +63,15 @@ struct PortfolioOptions {
   // less than hilp's alone, and worse plans (unet-100 at 50 %, 30 s, 2 threads: 17.29 % with a third,
   // 14.73 % with two thirds, as hilp).
   double levels_share_with_flat = 1.0 / 3;
+  double levels_share = 2.0 / 3;
   // With one thread, where the flat MILP gets time at the top: the flat MILP alone first (no start,
   // no fallback), for this share of the limit, because one split of one thread cannot suit both
   // kinds of graph: where the flat MILP wins, it needs its time; where it finds nothing, the
-  // hierarchy does. Where CBC finds a plan faster than TW-Remat's in the probe, the shares above
-  // apply to the rest and the probe's plan is offered at the top; where it finds none, the hierarchy
-  // gets the rest as hilp alone would (levels_share, the whole top to the H-ILP). 0: no probe.
-  // measured: bench/results/time_shares.md#planner-flat-probe
+  // hierarchy does. Where CBC finds a plan faster than TW-Remat's in the probe (or proves that none
+  // fits), the shares above apply to the rest and the probe's plan is offered at the top; elsewhere
+  // the hierarchy gets the rest as hilp alone would (levels_share, the whole top to the H-ILP).
+  // 0: no probe. measured: bench/results/time_shares.md#planner-flat-probe
   double flat_probe_share = 0.25;
-  double levels_share = 2.0 / 3;
   // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its
   // time and no thread of its own (it has the rest, from their best plan); where it runs from
   // scratch on its own thread they keep the whole top. measured: bench/results/time_shares.md#planner-flat-milp
