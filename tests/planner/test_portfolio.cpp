@@ -120,11 +120,11 @@ TEST(Portfolio, HiremateIsNoSlowerThanTheSaveFrontPlans) {
   EXPECT_LE(r.time, *fastest * (1 + 1e-12));
 }
 
-// With one thread, the flat MILP's probe decides the shares (PortfolioOptions::flat_probe_share):
-// "won" where CBC alone finds a plan faster than TW-Remat's (here TW-Remat does not run first, and
-// CBC solves this chain at once), "lost" where it finds none (a MILP that is not built); the
-// hierarchy plans either way. With no probe share, or two threads (the flat MILP runs beside), none.
-TEST(Portfolio, OneThreadFlatProbeDecidesTheShares) {
+// The flat MILP's probe decides the shares (PortfolioOptions::flat_probe_share), with one thread and
+// on the flat MILP's thread beside the hierarchy with two: "won" where CBC alone finds a plan faster
+// than TW-Remat's (here TW-Remat does not run first, and CBC solves this chain at once), "lost" where
+// it finds none (a MILP that is not built); the hierarchy plans either way. With no probe share, none.
+TEST(Portfolio, FlatProbeDecidesTheShares) {
   const Graph g = hiremate::testing::small_chain(6);
   const int64_t budget = hiremate::testing::activation_budget(g, 0.7);
   planner::PlannerOptions popt;
@@ -139,7 +139,7 @@ TEST(Portfolio, OneThreadFlatProbeDecidesTheShares) {
     const char* verdict;
   };
   for (const Case& c : {Case{true, 1, 0.5, "won"}, Case{false, 1, 0.5, "lost"}, Case{true, 1, 0, ""},
-                        Case{true, 2, 0.5, ""}}) {
+                        Case{true, 2, 0.5, "won"}, Case{false, 2, 0.5, "lost"}, Case{true, 2, 0, ""}}) {
     planner::PlannerOptions p = popt;
     if (!c.builds) p.portfolio.checkmate.max_build_share = 0;  // the probe finds nothing
     p.portfolio.flat_probe_share = c.probe_share;

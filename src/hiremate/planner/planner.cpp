@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <future>
@@ -86,6 +87,9 @@ struct Planner {
   // than TW-Remat's (then the hierarchy gets the time hilp alone would).
   std::optional<Plan> flat_probe;
   bool flat_probe_lost = false;
+  // With two threads or more, the verdict of the probe that the flat MILP's thread runs first
+  // (flat_beside), written by that thread: 0 none yet, 1 won, 2 lost (its thread went back).
+  std::atomic<int> beside_probe{0};
   WorkerPool pool;  // the flat MILP's thread; the levels' workers are WorkerPool::for_each's
 
   Planner(const Graph& graph, const SolveOptions& o, const PlannerOptions& p) : g(graph), opt(o), popt(p) {
@@ -746,10 +750,30 @@ void twremat_first(Planner& p, int64_t budget) {
   p.twremat_beside = p.pool.run([&g, budget, o] { return TwRematSolver().solve(g, budget, o); });
 }
 
+// The time of TW-Remat's plan on the whole graph, where it has one.
+std::optional<double> twremat_time(const Planner& p) {
+  if (!p.twremat_plan || !p.twremat_plan->has_schedule) return std::nullopt;
+  return simulate(p.g, p.twremat_plan->schedule).time;
+}
+
+// Whether the flat MILP's probe earns the flat MILP its time: CBC found a plan faster than TW-Remat's
+// (`twremat`: its time, none where it has no plan), or proved that none fits. `probe` empty: CBC failed.
+bool flat_probe_won(const Graph& g, const std::optional<Plan>& probe, std::optional<double> twremat) {
+  if (probe && probe->status == PlanStatus::Infeasible) return true;
+  if (!probe || !probe->has_schedule) return false;
+  return !twremat || simulate(g, probe->schedule).time < *twremat;
+}
+
 // Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
 // (portfolio.h) from scratch for the whole limit beside the hierarchy, whose warm-started MILP at the
 // top it complements: CBC's search from the hierarchy's plan can settle worse than its own, and
 // elsewhere the start is what helps. measured: bench/results/time_shares.md#planner-flat-from-scratch
+// That thread probes first, as one thread does (flat_probe): the MILP alone for flat_probe_share of the
+// limit. Where it finds no plan faster than TW-Remat's, the thread goes back to the hierarchy (whose
+// next height and top get it, threads_now): with it held for the whole limit, unet-100 at 35 % (30 s,
+// 2 threads) ended on TW-Remat's 30.49 % where hilp alone, on both threads, has 23.16 %. Where it wins,
+// the MILP runs again from scratch for the rest of the limit (one CBC thread is deterministic: the
+// new search passes where the probe's was, then goes on), and the faster of the two plans is offered.
 void flat_beside(Planner& p, int64_t budget) {
   p.threads = std::max(1, p.opt.threads - (p.twremat_beside.valid() ? 1 : 0));
   if (!p.flat_gets_time() || p.threads < 2) return;
@@ -760,7 +784,31 @@ void flat_beside(Planner& p, int64_t budget) {
   o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
   const Graph& g = p.g;
   const PortfolioOptions& portfolio = p.portfolio;
-  p.flat_alone = p.pool.run([&g, budget, o, &portfolio] { return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio); });
+  const double probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
+  const bool verbose = p.opt.verbose > 0;
+  // TW-Remat's time now: the top moves its plan out, and may begin before the probe ends.
+  p.flat_alone = p.pool.run([&g, budget, o, &portfolio, probe_seconds, verbose, twremat = twremat_time(p),
+                             &verdict = p.beside_probe] {
+    if (!(probe_seconds > 0)) return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio);
+    const Deadline whole = deadline_of(o);
+    std::optional<Plan> probe;
+    try {
+      probe = flat_milp_alone(g, budget, part_of(o, whole, probe_seconds), portfolio);
+    } catch (const SolverFailure&) {  // CBC in an error state: the thread goes back
+      verdict = 2;
+      throw;
+    }
+    const bool won = flat_probe_won(g, probe, twremat);
+    verdict = won ? 1 : 2;
+    if (verbose)
+      std::cerr << fmt::format("planner: flat MILP probe beside the hierarchy: {}; {}\n",
+                               probe->has_schedule ? "a plan" : to_string(probe->status),
+                               won ? "the flat MILP keeps its thread" : "its thread goes back to the hierarchy");
+    if (!won || probe->status == PlanStatus::Infeasible || whole.left() < 0.5) return std::move(*probe);
+    Plan rest = checkmate_with_fallbacks(g, budget, part_of(o, whole, whole.left()), nullptr, portfolio);
+    if (rest.has_schedule && simulate(g, rest.schedule).time <= simulate(g, probe->schedule).time) return rest;
+    return std::move(*probe);
+  });
   p.threads -= 1;
 }
 
@@ -780,9 +828,7 @@ void flat_probe(Planner& p, int64_t budget) {
     p.flat_probe.reset();
   }
   const bool found = p.flat_probe && p.flat_probe->has_schedule;
-  const bool faster = found && (!p.twremat_plan || !p.twremat_plan->has_schedule ||
-                                simulate(p.g, p.flat_probe->schedule).time < simulate(p.g, p.twremat_plan->schedule).time);
-  p.flat_probe_lost = !faster && !(p.flat_probe && p.flat_probe->status == PlanStatus::Infeasible);
+  p.flat_probe_lost = !flat_probe_won(p.g, p.flat_probe, twremat_time(p));
   p.rep.flat_probe = p.flat_probe_lost ? "lost" : "won";
   if (p.opt.verbose)
     std::cerr << fmt::format("planner: flat MILP probe: {} in {:.2f} s; {}\n",
@@ -863,6 +909,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   solve_levels(p);
   const auto top_start = Clock::now();
   Plan out = p.top(budget);
+  if (p.beside_probe != 0) p.rep.flat_probe = p.beside_probe == 1 ? "won" : "lost";
   p.rep.top.seconds = since(top_start);
   p.rep.seconds = p.run_deadline.elapsed();
   out.note += fmt::format("; {} clusters ({} solved), {} H-ILP solves, partitioned in {:.2f} s", p.rep.clusters,

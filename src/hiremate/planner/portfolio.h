@@ -70,6 +70,8 @@ struct PortfolioOptions {
   // hierarchy does. Where CBC finds a plan faster than TW-Remat's in the probe (or proves that none
   // fits), the shares above apply to the rest and the probe's plan is offered at the top; elsewhere
   // the hierarchy gets the rest as hilp alone would (levels_share, the whole top to the H-ILP).
+  // With two threads or more, the flat MILP's thread beside the hierarchy probes first the same way,
+  // and goes back to the hierarchy where the probe loses (planner.cpp, flat_beside).
   // 0: no probe. measured: bench/results/time_shares.md#planner-flat-probe
   double flat_probe_share = 0.25;
   // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its

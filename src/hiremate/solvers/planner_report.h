@@ -29,9 +29,10 @@ struct PlannerReport {
   int hilp_solves = 0;        // all levels
   int rejected = 0;           // extracted schedules the simulator refused (a model bug; expect 0)
   std::string winner;         // which top plan was returned
-  // With one thread, the flat MILP's probe (PortfolioOptions::flat_probe_share): empty where none
-  // ran; "won" where CBC found a plan faster than TW-Remat's, or proved that none fits (the flat
-  // MILP kept its shares); "lost" elsewhere (the hierarchy got hilp's shares).
+  // The flat MILP's probe (PortfolioOptions::flat_probe_share): empty where none ran; "won" where
+  // CBC found a plan faster than TW-Remat's, or proved that none fits (the flat MILP kept its shares,
+  // or its thread beside the hierarchy); "lost" elsewhere (the hierarchy got hilp's shares, or that
+  // thread).
   std::string flat_probe;
   double seconds = 0;
   // One line per level: clusters solved, H-ILP solves and statuses, largest model, options, seconds.
