@@ -13,6 +13,7 @@
 #include "hiremate/solvers/dagremat/search.h"
 #include "hiremate/solvers/solver.h"
 #include "support/shared_data.h"
+#include "support/small_models.h"
 
 using namespace hiremate;
 using namespace hiremate::dagremat;
@@ -319,6 +320,21 @@ TEST(DagRemat, Rl1At70PercentHasAPlan) {
   EXPECT_LE(p.sim.peak, budget);
   ASSERT_TRUE(p.bound.has_value());
   EXPECT_LE(*p.bound, p.sim.time);
+}
+
+// Where no start fits but the budget holds the recursive pebbling of every node (pebbling_bound.h),
+// the note says that a plan exists (the 2,000-node dense DAG of issue 23 at 70 %, a limit far too
+// short for its search: no plan, and no claim of infeasibility).
+TEST(DagRemat, NoPlanNoteSaysWhereAPlanExists) {
+  const Graph g = hiremate::testing::layered(2000, 0.49, 1);
+  const int64_t budget = static_cast<int64_t>(0.7 * static_cast<double>(baseline(g).peak));
+  SolveOptions o;
+  o.time_limit = 0.3;
+  o.threads = 1;
+  const Plan p = solve_checked(DagRematSolver(), g, budget, o);
+  ASSERT_FALSE(p.has_schedule);
+  EXPECT_EQ(p.status, PlanStatus::TimedOut);
+  EXPECT_NE(p.note.find("one exists within this budget"), std::string::npos) << p.note;
 }
 
 // Annealing (dagremat's search where every repair is stuck, and its third thread): from keep-all,

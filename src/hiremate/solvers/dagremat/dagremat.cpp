@@ -17,6 +17,7 @@
 #include "hiremate/solvers/dagremat/evict_sweep.h"
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
+#include "hiremate/solvers/dagremat/pebbling_bound.h"
 #include "hiremate/solvers/dagremat/search.h"
 #include "hiremate/solvers/dagremat/stage_dag.h"
 
@@ -323,6 +324,13 @@ struct DagRematRun {
     plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; {}; the greedy repair from every start and "
                             "annealing from its state found none); a longer --time-limit may find a plan",
                             run.elapsed(), sweep, pass);
+    // Where the budget holds the recursive pebbling of every node, a plan exists: the search fell short.
+    if (const dagremat::PebblingBound pb = dagremat::recursive_pebbling_bound(dag); pb.bytes <= cap)
+      plan.note += fmt::format(
+          "; one exists within this budget: recomputing each node's cone from nothing, one input at a time, needs at "
+          "most {} bytes ({:.1f} % of the budget's), with recomputations that grow exponentially with the graph's "
+          "depth (pebbling_bound.h); none that recomputes little was found",
+          pb.bytes, 100.0 * static_cast<double>(pb.bytes) / static_cast<double>(std::max<int64_t>(1, cap)));
     return plan;
   }
 
