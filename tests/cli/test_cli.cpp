@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -157,6 +158,24 @@ TEST(Cli, TablesGroupDigitsAndRoundTimes) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(has(r.out, "e+")) << r.out;
   EXPECT_TRUE(has(r.out, "solve time     ")) << r.out;
+}
+
+// On a generic DAG `info` says from which budget a plan is known to exist (dagremat's recursive
+// pebbling bound, or keep-all): between the floor and the keep-all peak, and on a deep, dense DAG
+// well below the peak; training graphs have no such line.
+TEST(Cli, InfoSaysFromWhichBudgetAGenericDagHasAPlan) {
+  const std::string path = ::testing::TempDir() + "dense_" + std::to_string(getpid()) + ".json";
+  ASSERT_EQ(run_cli("generate random --dag -n 1000 --width-ratio 0.49 --seed 1 -o " + path).code, 0);
+  auto r = run_cli("info " + path + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("plan_exists_from")) << r.out;
+  EXPECT_GE(j["plan_exists_from"].get<int64_t>(), j["min_budget"].get<int64_t>());
+  EXPECT_LT(j["plan_exists_from_percent"].get<double>(), 70.0);
+  EXPECT_TRUE(has(run_cli("info " + path).out, "plan exists    from "));
+  std::remove(path.c_str());
+  j = nlohmann::json::parse(run_cli("info " + kExample + " --json").out);
+  EXPECT_FALSE(j.contains("plan_exists_from"));
 }
 
 TEST(Cli, SimulateDrawsTheMemoryTimeline) {

@@ -1,12 +1,15 @@
 // `hiremate info GRAPH`: what the graph holds and the budgets relative to its baseline.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "hiremate/cli/commands.h"
 #include "hiremate/common/units.h"
+#include "hiremate/solvers/dagremat/pebbling_bound.h"
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
@@ -14,7 +17,8 @@ namespace hiremate::cli {
 
 Runner add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe a graph: nodes, edges, kinds, baseline peak and time, "
-                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it "
+                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it, and "
+                                         "on generic DAGs a budget from which a plan is known to exist "
                                          "(bytes of activations: the sources excluded; % of the keep-all activation peak)");
   auto args = std::make_shared<GraphArgs>();
   auto json = std::make_shared<bool>(false);
@@ -41,6 +45,11 @@ Runner add_info(CLI::App& app) {
     // peak: their published budgets, ceil(p x peak(order)), come out unchanged.
     const int64_t source_bytes = g.source_bytes();
     const int64_t keep_all = b.peak - source_bytes;
+    // Generic DAGs: from this budget on a plan exists (dagremat/pebbling_bound.h, or keep-all); between the floor and
+    // it, whether one does is open.
+    std::optional<int64_t> plan_exists_from;
+    if (!g.is_training()) plan_exists_from = std::min(keep_all, dagremat::recursive_pebbling_bound(FixedOrderDag(g)).bytes);
+    auto percent = [keep_all](int64_t bytes) { return 100.0 * static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(1, keep_all)); };
     nlohmann::ordered_json budgets;
     for (int p : {90, 80, 70}) budgets[std::to_string(p)] = parse_activation_budget(std::to_string(p) + "%", g);
     if (*json) {
@@ -64,6 +73,10 @@ Runner add_info(CLI::App& app) {
       out["min_budget_percent"] = min_budget_percent(g, mb);  // of the keep-all activation peak
       out["min_budget_node"] = g.compute[mb.node].name;
       out["min_budget_why"] = mb.why(g);
+      if (plan_exists_from) {  // generic DAGs: a plan exists at this budget and above
+        out["plan_exists_from"] = *plan_exists_from;
+        out["plan_exists_from_percent"] = percent(*plan_exists_from);
+      }
       out["memory_model"] = memory_model(g);
       std::cout << out.dump(2) << "\n";
       return 0;
@@ -84,6 +97,11 @@ Runner add_info(CLI::App& app) {
     fmt::print("min budget     {} bytes: {:.1f} % {} (below it no schedule exists; --budget min plans there)\n"
                "               set by {}\n",
                group_digits(mb.activations()), min_budget_percent(g, mb), kActivationConvention, mb.why(g));
+    if (plan_exists_from)
+      fmt::print("plan exists    from {} bytes: {:.1f} % (recomputing each node's cone from nothing, one input at a time, "
+                 "fits there; its recomputations grow exponentially with the depth; between the min budget and this, "
+                 "whether a plan exists is open)\n",
+                 group_digits(*plan_exists_from), percent(*plan_exists_from));
     fmt::print("memory model   {}\n", memory_model(g));
     return 0;
   };
