@@ -313,7 +313,8 @@ struct Planner {
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
-    for (const Schedule& s : hierarchy::save_front(cg.graph, popt.save_front_points)) {
+    const int save_points = cl.size() >= popt.save_front_large_units ? popt.save_front_points_large : popt.save_front_points;
+    for (const Schedule& s : hierarchy::save_front(cg.graph, save_points)) {
       try {
         opts.push_back(hierarchy::make_option(cg, s, "save_front"));
       } catch (const BadInput& e) {  // the simulator refused it: a bug, counted, never offered

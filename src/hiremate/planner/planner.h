@@ -65,8 +65,16 @@ struct PlannerOptions {
   int twremat_save_peaks = 1;
   // Every cluster's menu also holds this many options along its save axis (hierarchy/save_front.h:
   // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
-  // backward), milliseconds in all; 0: none.
+  // backward), milliseconds in all; 0: none. Clusters of at least save_front_large_units compute
+  // nodes hold save_front_points_large: a finer front lets the H-ILP above match what the whole
+  // graph's save front reaches (hilp, 30 s, 2 threads, 4 -> 12 points everywhere: encoder_decoder-1200
+  // at 35 % 3.34 -> 2.11 %, transformer-1200 at 35 % 2.36 -> 1.61 %, encoder_decoder-500 at 25 %
+  // 13.91 -> 12.81 %), but on clusters of a dozen nodes the extra options crowd the quotas of the
+  // H-ILPs above (unet-100 at 25 %, clusters of at most 12 units: 52.57 -> 70.15 %).
+  // measured: bench/results/save_front_points.md
   int save_front_points = 4;
+  int save_front_points_large = 12;
+  size_t save_front_large_units = 32;
   // Every cluster's menu also holds the H-ILP's constructive plans (persistent_options.h) at the
   // peaks of the grid (in coverage order) and partitionings, without a save budget and with this
   // many save budgets down to the interface; 0: none. Each plan's greedy and exchange search get at
