@@ -805,7 +805,7 @@ void flat_beside(Planner& p, int64_t budget) {
       std::cerr << fmt::format("planner: flat MILP probe beside the hierarchy: {}; {}\n",
                                probe->has_schedule ? "a plan" : to_string(probe->status),
                                won ? "the flat MILP keeps its thread" : "its thread goes back to the hierarchy");
-    if (!won || probe->status == PlanStatus::Infeasible || whole.left() < 0.5) return std::move(*probe);
+    if (!won || probe->status == PlanStatus::Infeasible || whole.left() < portfolio.min_milp_seconds) return std::move(*probe);
     Plan rest = checkmate_with_fallbacks(g, budget, part_of(o, whole, whole.left()), nullptr, portfolio);
     if (rest.has_schedule && simulate(g, rest.schedule).time <= simulate(g, probe->schedule).time) return rest;
     return std::move(*probe);

@@ -37,7 +37,8 @@ struct PortfolioOptions {
   // What a composition leaves of its limit for CBC's end, the final checks and the caller's own
   // work. measured: bench/results/time_shares.md#planner-limit-margin
   double limit_margin = 0.93;
-  // Below this many seconds left the MILP after dagremat is not started.
+  // Below this many seconds left a further MILP is not started: after dagremat, and after the flat
+  // MILP's probe beside the hierarchy (planner.cpp, flat_beside).
   double min_milp_seconds = 0.5;
   // The hierarchical planner's top: TW-Remat on the whole graph first, with this share of the limit
   // (with one thread, or where twremat_probe_share is 0).
