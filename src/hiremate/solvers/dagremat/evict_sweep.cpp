@@ -4,6 +4,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "hiremate/solvers/dagremat/excess_relief.h"
+
 namespace hiremate::dagremat {
 
 namespace {
@@ -41,13 +43,6 @@ struct Cone {
   }
 };
 
-// The excess of stages from..r-1 that the absence of `bytes` relieves.
-int64_t relieved(const KeepState& s, int64_t bytes, int from, int r) {
-  int64_t removed = 0;
-  for (int u = from; u < r && u < s.dag().n; ++u) removed += std::min(bytes, std::max<int64_t>(0, s.stage_peak(u) - s.cap()));
-  return removed;
-}
-
 }  // namespace
 
 bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& opt, SweepStats* stats) {
@@ -71,6 +66,7 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
       // its resume stage), the best `exact_when_stuck`.
       int best = -1;
       const CostliestStage costliest(s, opt.shared_resumes ? t + 1 : dag.n);
+      const ExcessRelief relief(s.stage_peaks(), s.cap(), t);
       for (size_t want : {opt.exact, opt.exact_when_stuck}) {
         candidates.clear();
         stage_ops.clear();
@@ -98,7 +94,7 @@ bool evict_sweep(KeepState& s, Clock::time_point deadline, const SweepOptions& o
           for (int i = 0; i < 3; ++i) {
             const int r = resumes[i];
             if (r <= t || r > last || (i == 1 && r == last) || (i == 2 && (r == last || r == cheap))) continue;
-            const int64_t removed = relieved(s, dag.mem[v], t, r);
+            const int64_t removed = relief(dag.mem[v], r);
             if (removed <= 0) continue;
             // Pruned at the k-th best score so far (a bound on what is worth evaluating).
             const double limit = kth < std::numeric_limits<double>::infinity() ? kth * static_cast<double>(removed)

@@ -63,6 +63,7 @@ class KeepState {
   double recompute_cost() const { return recompute_cost_; }  // time beyond one run of every node
   int64_t excess() const { return excess_; }  // sum over stages of the bytes above the cap
   int64_t stage_peak(int t) const { return peak_[t]; }
+  const std::vector<int64_t>& stage_peaks() const { return peak_; }
   double stage_cost(int t) const { return cost_[t]; }
   int worst_stage() const;  // the stage furthest above the cap, or -1 when none is
 
