@@ -130,12 +130,24 @@ struct DagRematRun {
     // take the whole limit (issue 23: a 2,000-node DAG of 10 edges per node at 90 %, none in 30 s).
     // The DTR pass after it: on the 5,000-node dense DAG at 85 % the pass took its 20 % of a 10 s limit
     // to get stuck, and the sweep then ran out of time.
+    // With two threads or more the DTR pass runs beside the sweep, within the sweep's share, on the
+    // threads the sweep leaves: after it, the pass had what the sweep left of its share, and on the
+    // 20,000-node dense DAG at 80 % the guarded variant, which gets through there in about 3 s, was
+    // cut at 10 s (the sweep ran out of its time).
+    std::future<void> dtr_job;
+    if (opt.threads >= 2)
+      dtr_job = pool.run([&] { run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1); });
     swept.emplace(*keep_all);
     swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
     phase(swept_fits ? fmt::format("eviction sweep with shared resumes fits ({:.3f} % recomputation)",
                                    100 * swept->recompute_cost() / one_run)
                      : "eviction sweep with shared resumes stuck");
-    run_dtr_pass();
+    if (dtr_job.valid())
+      dtr_job.get();
+    else
+      run_dtr_pass(std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                                          DagRematSolver::kDtrShare * limit))),
+                   opt.threads);
     // Again without shared resumes (evict_sweep.h), within the same share: on smaller dense DAGs
     // they cost more or got stuck where the sweep without them fits (a 1,000-node one at 85 %: 21.7 %
     // against 9.4 %; at 80 % stuck against 832 %); the cheaper plan is the start.
@@ -178,9 +190,8 @@ struct DagRematRun {
   // Its plan is returned where no keep/drop state fits or where it is faster than the best of them;
   // its decisions (dtr_decisions.h) are a start where the sweep gets stuck (dtr_projection_start).
   std::optional<dagremat::DtrResult> dtr;
-  void run_dtr_pass() {
-    const auto pass_until = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                               std::chrono::duration<double>(DagRematSolver::kDtrShare * limit)));
+  // Until `pass_until`, its variants on `workers` threads.
+  void run_dtr_pass(Clock::time_point pass_until, int workers) {
     // A few variants (dtr_pass.h's measurements: each gets through where others get stuck), each
     // milliseconds on the public graphs; the cheapest plan is kept.
     using Cost = dagremat::DtrOptions::VictimCost;
@@ -198,7 +209,7 @@ struct DagRematRun {
     // one after the other they did not all fit in what the sweep left of a 10 s limit.
     std::vector<std::optional<dagremat::DtrResult>> passes(variants.size());
     std::vector<int> stuck(variants.size(), -1);
-    WorkerPool::for_each(variants.size(), std::max(1, opt.threads), [&](size_t i) {
+    WorkerPool::for_each(variants.size(), std::max(1, workers), [&](size_t i) {
       passes[i] = dagremat::dtr_pass(dag, cap, pass_until, variants[i], &stuck[i]);
     });
     for (size_t i = 0; i < variants.size(); ++i) {

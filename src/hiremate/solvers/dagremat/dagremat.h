@@ -38,7 +38,8 @@ class DagRematSolver : public Solver {
   static constexpr double kBoundShare = 0.3;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
-  // The DTR pass (dtr_pass.h) gets this share from when it begins (milliseconds on the public
+  // With one thread, the DTR pass (dtr_pass.h) gets this share from when it begins, after the sweep
+  // (with more, it runs beside the sweep, within kSweepShare) (milliseconds on the public
   // graphs, 0.6 s per variant on the 2,000-node dense DAG, about 1 s for its first on the 20,000-node
   // one at 90 %, which 0.1 of a 10 s limit cut now and then); the repair of its projection
   // (dtr_decisions.h), only where the eviction sweep gets stuck, ends by the next share.
