@@ -76,15 +76,14 @@ def summary(rows_results, budgets=None):
                      for r, b in zip(have, best))
         lines.append(f"- hilp within 1 point of the row's best in {within} of {len(have)} rows")
         if any("twremat" in r for r in rows_results):
-            ahead = sum(overhead(r.get("hilp")) is not None and
-                        (overhead(r.get("twremat")) is None or overhead(r["hilp"]) < overhead(r["twremat"]))
-                        for r in have)
+            def ahead_of_twremat(rows):
+                return sum(overhead(r.get("hilp")) is not None and
+                           (overhead(r.get("twremat")) is None or overhead(r["hilp"]) < overhead(r["twremat"]))
+                           for r in rows)
+            ahead = ahead_of_twremat(have)
             lines.append(f"- hilp ahead of twremat (or twremat without a plan) in {ahead} of {len(have)} rows")
             if tight:
-                ahead_tight = sum(overhead(r.get("hilp")) is not None and
-                                  (overhead(r.get("twremat")) is None or overhead(r["hilp"]) < overhead(r["twremat"]))
-                                  for r in tight)
-                lines.append(f"- of those below 50 % of the keep-all peak: hilp ahead of twremat in {ahead_tight} "
+                lines.append(f"- of those below 50 % of the keep-all peak: hilp ahead of twremat in {ahead_of_twremat(tight)} "
                              f"of {len(tight)} (the issue asks for at least half)")
     if any("hiremate" in r for r in rows_results):
         gaps = [overhead(r["hiremate"]) - min(overhead(x) for x in r.values() if overhead(x) is not None)
