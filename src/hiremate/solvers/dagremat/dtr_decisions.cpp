@@ -6,13 +6,17 @@ namespace hiremate::dagremat {
 
 std::vector<KeepState::Decision> dtr_decisions(const StageDag& dag, const DtrResult& pass) {
   std::vector<KeepState::Decision> out(dag.gaps.size());
+  // An interval (a, b] ends with a removal in stage b: an eviction before one of its computations
+  // (whole cones pin what the stage reads, so the stage does not read it), or the free between stages
+  // b - 1 and b. Either way the state holds it on entry to a + 1 .. b - 1 only.
+  auto last_entry = [&](int b) { return b < dag.n ? b - 1 : b; };
   for (size_t gi = 0; gi < dag.gaps.size(); ++gi) {
     const Gap& g = dag.gaps[gi];
     const auto& held = pass.held[g.value];  // intervals (a, b], in time order
     // hold: the last entry of the run of entries lo+1.. that the pass covered.
     int hold = g.lo;
     for (const auto& [a, b] : held)
-      if (a <= hold && b > hold) hold = std::max(hold, std::min(b, g.hi));
+      if (a <= hold && last_entry(b) > hold) hold = std::max(hold, std::min(last_entry(b), g.hi));
     if (hold >= g.hi) {
       out[gi] = {g.lo, g.lo};  // kept
       continue;
@@ -21,7 +25,7 @@ std::vector<KeepState::Decision> dtr_decisions(const StageDag& dag, const DtrRes
     int resume = g.hi;
     if (!g.tail)
       for (const auto& [a, b] : held)
-        if (a < g.hi && b >= g.hi) resume = std::max(a, hold);
+        if (a < g.hi && last_entry(b) >= g.hi) resume = std::max(a, hold);
     out[gi] = {hold, resume};
   }
   return out;

@@ -3,7 +3,9 @@
 // resume where the pass last made it resident for the gap's end. Where the pass dropped and remade a
 // value more than once in a gap, the middle stays dropped; where its recomputed values served several
 // stages, the state recomputes them per stage: the state may exceed the cap where the pass did not,
-// and is repaired.
+// and is repaired. A value the pass removed within a stage (an eviction, or the free between two
+// stages) is not held on entry to it: the state would count it through the whole stage, beside the
+// stage's cone (on the 20,000-node dense DAG at 85 % that put 2,820 stages over the cap, against 4).
 #pragma once
 #include <vector>
 
