@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
 
 #include "hiremate/common/random.h"
@@ -371,4 +372,29 @@ TEST(DagRemat, AnnealingFromKeepAllFindsFittingDecisions) {
   SimResult r = simulate(g, insert_frees(g, fit.ops()));
   ASSERT_TRUE(r.valid) << r.reason;
   EXPECT_LE(r.peak, budget);
+}
+
+// The repair and the search stop once their `stop` flag is set (dagremat runs the search beside the
+// keep-all repair until the repair ends, and races two repairs of the DTR pass's projections): a set
+// flag stops the repair before its first change and the search before its first round; unset, the
+// same calls repair and search.
+TEST(DagRemat, RepairAndSearchStopWhenTheirFlagIsSet) {
+  const Graph g = random_dag(120, 5);
+  dagremat::StageDag dag(g);
+  const int64_t cap = static_cast<int64_t>(0.8 * static_cast<double>(baseline(g).peak)) - dag.sources;
+  const auto later = Clock::now() + std::chrono::seconds(30);
+  std::atomic<bool> stop{true};
+  dagremat::KeepState s(dag, cap);
+  ASSERT_GT(s.excess(), 0);
+  const int64_t excess = s.excess();
+  EXPECT_FALSE(dagremat::repair(s, later, &stop));
+  EXPECT_EQ(s.excess(), excess);
+  stop = false;
+  ASSERT_TRUE(dagremat::repair(s, later, &stop));
+  s.commit();
+  SplitMix64 rng{3};
+  stop = true;
+  EXPECT_EQ(dagremat::improve(s, later, rng, 100, 0.0, &stop).rounds, 0);
+  stop = false;
+  EXPECT_GT(dagremat::improve(s, Clock::now() + std::chrono::milliseconds(300), rng, 100, 0.0, &stop).rounds, 0);
 }

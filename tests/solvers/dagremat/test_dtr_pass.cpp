@@ -151,3 +151,27 @@ TEST(DagRematDtr, ProjectionHoldsOnlyWhatThePassHeldThroughTheStage) {
   }
   EXPECT_GT(checked, 0);
 }
+
+// The held projection (dtr_decisions' held_through_removal) holds everything the exact one holds, and
+// also what the pass removed within a stage, on entry to that stage.
+TEST(DagRematDtr, HeldProjectionHoldsWhatTheExactOneHoldsAndMore) {
+  Graph g = layered(300, 0.47, 3);
+  StageDag dag(g);
+  const int64_t cap = static_cast<int64_t>(0.85 * static_cast<double>(baseline(g).peak)) - dag.sources;
+  DtrOptions guarded;
+  guarded.guard_cones = true;
+  auto r = dtr_pass(dag, cap, kNever, guarded);
+  ASSERT_TRUE(r);
+  KeepState exact(dag, cap), held(dag, cap);
+  exact.assign(dtr_decisions(dag, *r));
+  held.assign(dtr_decisions(dag, *r, true));
+  int more = 0;
+  for (int v = 0; v < dag.n; ++v)
+    for (int t = v + 1; t < dag.n; ++t) {
+      if (exact.resident(v, t)) {
+        EXPECT_TRUE(held.resident(v, t)) << "value " << v << " at stage " << t;
+      }
+      more += held.resident(v, t) && !exact.resident(v, t);
+    }
+  EXPECT_GT(more, 0);
+}

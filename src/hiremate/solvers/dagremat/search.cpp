@@ -99,15 +99,16 @@ double estimate(const KeepState& s, int gap, int from, int r, bool held) {
   return removed > 0 ? cost / static_cast<double>(removed) : std::numeric_limits<double>::infinity();
 }
 
-bool repair(KeepState& s, Clock::time_point deadline) {
+bool repair(KeepState& s, Clock::time_point deadline, const std::atomic<bool>* stop) {
   const StageDag& dag = s.dag();
   // Candidates evaluated exactly per step, best estimates first. Measured on rl4-n1000 at 80 %: with
   // 8 the repair's plan cost 314 % instead of 2.9 % (the estimate misses cascades of recomputations),
   // so up to 1,500 nodes every candidate is evaluated (18 s there, under a second on rl1-n100);
   // beyond, 16 (on a generated 5,000-node DAG at 90 % the full repair did not finish in 6 s).
   const size_t kExact = dag.n <= 1500 ? std::numeric_limits<size_t>::max() : 16;
+  auto stopped = [&] { return Clock::now() > deadline || (stop && stop->load()); };
   while (s.excess() > 0) {
-    if (Clock::now() > deadline) return false;
+    if (stopped()) return false;
     const int t = s.worst_stage();
     const CostliestStage costliest(s, t + 1);
     std::vector<std::pair<double, Change>> candidates;
@@ -151,7 +152,7 @@ bool repair(KeepState& s, Clock::time_point deadline) {
     size_t drops = 0;
     for (const auto& [est, change] : candidates) {
       if (est > 0 && ++drops > kExact && !best.change.empty()) break;
-      if (Clock::now() > deadline) return false;
+      if (stopped()) return false;
       try_change(s, change, best);
     }
     if (best.change.empty()) return false;
@@ -184,13 +185,14 @@ void polish(KeepState& s, Clock::time_point deadline) {
   }
 }
 
-SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target) {
+SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target,
+                    const std::atomic<bool>* stop) {
   const StageDag& dag = s.dag();
   SearchStats stats;
   s.commit();
   long idle = 0;
   int level = 0;  // ruin size: up to 2 + 4 x level gaps kept besides the first
-  while (Clock::now() < deadline && s.recompute_cost() > target + 1e-9) {
+  while (Clock::now() < deadline && s.recompute_cost() > target + 1e-9 && !(stop && stop->load())) {
     if (idle >= (level < kRuinLevels ? kEscalateAfter : patience)) {
       if (level >= kRuinLevels) break;
       ++level;

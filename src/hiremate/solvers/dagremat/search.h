@@ -2,6 +2,7 @@
 // stage fits, a polish that keeps again what fits, and ruin-and-recreate rounds (keep a few dropped
 // gaps, repair, accept when cheaper), each move evaluated incrementally.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <utility>
@@ -39,8 +40,8 @@ std::vector<std::pair<int, KeepState::Decision>> resume_with_holds(const KeepSta
 // Drops (or, where that helps, keeps) gaps until no stage exceeds the cap: each step takes the
 // stage furthest above the cap and applies the change of a gap around it with the least added
 // recomputation per byte of excess removed. Returns whether the state fits (false: no change
-// reduces the excess, or the deadline passed). Commits nothing.
-bool repair(KeepState& s, Clock::time_point deadline);
+// reduces the excess, the deadline passed, or `stop` was set). Commits nothing.
+bool repair(KeepState& s, Clock::time_point deadline, const std::atomic<bool>* stop = nullptr);
 
 // Moves resume stages earlier (keeps values longer), most expensive values first, wherever the
 // state still fits and gets cheaper.
@@ -56,10 +57,11 @@ struct SearchStats {
 // level, kRuinLevels levels): on rl2-n250 at 80 %, 55 s, 5.088 % CI with fixed ruins of 1-3 gaps,
 // 4.897 % so (5 of 6 seeds). The state stays fitting. Stops after `patience` rounds in a row without
 // a cheaper plan at the last level, or once the recomputation cost reaches `target` (a lower bound:
-// nothing cheaper exists).
+// nothing cheaper exists), or once `stop` is set (checked between rounds).
 constexpr long kEscalateAfter = 40;
 constexpr int kRuinLevels = 10;
-SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target);
+SearchStats improve(KeepState& s, Clock::time_point deadline, SplitMix64& rng, long patience, double target,
+                    const std::atomic<bool>* stop = nullptr);
 
 // Simulated annealing over decisions with the excess as a penalty, until the deadline, `target`, or
 // 50 moves per gap without a new best; `best` receives the cheapest fitting decisions met
