@@ -29,6 +29,7 @@
 #include "hiremate/hierarchy/hilp_model.h"
 #include "hiremate/hierarchy/menu.h"
 #include "hiremate/hierarchy/option.h"
+#include "hiremate/hierarchy/restriction.h"
 #include "hiremate/hierarchy/rotor.h"
 #include "hiremate/hierarchy/save_front.h"
 #include "hiremate/solvers/twremat/twremat.h"
@@ -76,6 +77,8 @@ struct Planner {
   PlannerReport rep;
   std::optional<Plan> twremat_plan;  // TW-Remat on the whole graph, solved before the levels
   std::future<Plan> twremat_beside;   // or, where that was cut, beside them for the whole limit
+  // The whole-graph plan restricted to every cluster solved (PlannerOptions::twremat_restrictions_share).
+  std::optional<Schedule> restricted;
   std::unordered_map<int, HostMenu> menus;  // representative -> menu in g's ids
   // Representatives of one height are solved by parallel workers: menus and the report are shared.
   mutable std::mutex mu;
@@ -313,6 +316,16 @@ struct Planner {
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
+    if (restricted)
+      if (auto s = hierarchy::restrict_schedule(cg, *restricted)) {
+        try {
+          opts.push_back(hierarchy::make_option(cg, *s, "twremat (whole graph)"));
+        } catch (const BadInput& e) {  // the simulator refused it: a bug, counted, never offered
+          if (opt.verbose) std::cerr << "planner: a restricted whole-graph option was refused: " << e.what() << "\n";
+          std::lock_guard<std::mutex> lock(mu);
+          ++rep.rejected;
+        }
+      }
     const int save_points = cl.size() >= popt.save_front_large_units ? popt.save_front_points_large : popt.save_front_points;
     for (const Schedule& s : hierarchy::save_front(cg.graph, save_points)) {
       try {
@@ -751,6 +764,21 @@ void twremat_first(Planner& p, int64_t budget) {
   p.twremat_beside = p.pool.run([&g, budget, o] { return TwRematSolver().solve(g, budget, o); });
 }
 
+// The whole-graph plan that every cluster's menu gets restricted (PlannerOptions::twremat_restrictions_share):
+// TW-Remat's at the top where it ran, else a run of its own.
+void restricted_plan(Planner& p, int64_t budget) {
+  if (p.popt.twremat_restrictions_share <= 0) return;
+  if (p.twremat_plan) {
+    if (p.twremat_plan->has_schedule) p.restricted = p.twremat_plan->schedule;
+    return;
+  }
+  if (p.opt.progress) p.opt.progress->phase("TW-Remat on the whole graph, for the clusters' menus");
+  SolveOptions o = part_of(p.opt, p.run_deadline, std::max(0.05, p.popt.twremat_restrictions_share * p.opt.time_limit));
+  o.verbose = 0;
+  Plan tp = TwRematSolver().solve(p.g, budget, o);
+  if (tp.has_schedule) p.restricted = std::move(tp.schedule);
+}
+
 // The time of TW-Remat's plan on the whole graph, where it has one.
 std::optional<double> twremat_time(const Planner& p) {
   if (!p.twremat_plan || !p.twremat_plan->has_schedule) return std::nullopt;
@@ -905,6 +933,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
   }
   Planner p(g, opt, popt);
   twremat_first(p, budget);
+  restricted_plan(p, budget);
   flat_beside(p, budget);
   flat_probe(p, budget);
   solve_levels(p);

@@ -1,0 +1,23 @@
+// A whole graph's schedule restricted to one cluster: the cluster's own computations in the order
+// the schedule runs them, the loss marker where the schedule has it, frees after last use in the
+// cluster graph (insert_frees). It is how that schedule runs the cluster, as a schedule of the
+// cluster graph (cluster_problem.h), from which make_option (option.h) derives a menu option.
+//
+// The planner restricts TW-Remat's plan of the whole graph at the budget to every cluster it solves
+// (PlannerOptions::twremat_restrictions): a cluster solved alone does not know what the rest of the
+// graph leaves it at the budget, and the parent's H-ILP could not combine the clusters the way that
+// plan does (encoder_decoder-1200 at 25 %, 30 s: hilp 10.58 % where TW-Remat has 9.46 %; 8.83 % with
+// the restrictions, bench/results/twremat_restrictions.md).
+#pragma once
+#include <optional>
+
+#include "hiremate/hierarchy/cluster_problem.h"
+#include "hiremate/schedule/schedule.h"
+
+namespace hiremate::hierarchy {
+
+// `whole` in the parent graph's ids (cg's parent); none where the restriction is not a valid
+// schedule of the cluster graph (the simulator's verdict).
+std::optional<Schedule> restrict_schedule(const ClusterProblem& cg, const Schedule& whole);
+
+}  // namespace hiremate::hierarchy
