@@ -28,7 +28,9 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
   if (name == "hilp") {
     planner::PlannerOptions p;
     p.twremat_at_top = false;
-    p.top_save_front_points = 0;  // the H-ILP's own plan: no whole-graph plan of another method at the top
+    // The H-ILP's own plan: no whole-graph plan of another method at the top (its menus hold
+    // TW-Remat's whole-graph plan restricted to each cluster, options like the others).
+    p.top_save_front_points = 0;
     return std::make_unique<planner::HierarchicalSolver>("hilp", p);
   }
   if (name == "hiremate") {
