@@ -4,7 +4,7 @@
 // cluster graph (cluster_problem.h), from which make_option (option.h) derives a menu option.
 //
 // The planner restricts TW-Remat's plan of the whole graph at the budget to every cluster it solves
-// (PlannerOptions::twremat_restrictions): a cluster solved alone does not know what the rest of the
+// (PlannerOptions::twremat_restrictions_share): a cluster solved alone does not know what the rest of the
 // graph leaves it at the budget, and the parent's H-ILP could not combine the clusters the way that
 // plan does (encoder_decoder-1200 at 25 %, 30 s: hilp 10.58 % where TW-Remat has 9.46 %; 8.83 % with
 // the restrictions, bench/results/twremat_restrictions.md).
