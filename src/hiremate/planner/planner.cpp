@@ -316,26 +316,22 @@ struct Planner {
     auto fd = [&](NodeId x) { return cg.data_of(x); };
     auto budget_left = [&] { return deadline.left(); };
     if (popt.twremat_options) add_twremat_options(cg, lb, ub, budget_left, opts);
-    if (restricted)
-      if (auto s = hierarchy::restrict_schedule(cg, *restricted)) {
-        try {
-          opts.push_back(hierarchy::make_option(cg, *s, "twremat (whole graph)"));
-        } catch (const BadInput& e) {  // the simulator refused it: a bug, counted, never offered
-          if (opt.verbose) std::cerr << "planner: a restricted whole-graph option was refused: " << e.what() << "\n";
-          std::lock_guard<std::mutex> lock(mu);
-          ++rep.rejected;
-        }
-      }
-    const int save_points = cl.size() >= popt.save_front_large_units ? popt.save_front_points_large : popt.save_front_points;
-    for (const Schedule& s : hierarchy::save_front(cg.graph, save_points)) {
+    // A schedule of the cluster graph as an option; one the simulator refuses is a bug, counted and
+    // never offered.
+    auto add_checked = [&](const Schedule& s, const char* solver, const char* what) {
       try {
-        opts.push_back(hierarchy::make_option(cg, s, "save_front"));
-      } catch (const BadInput& e) {  // the simulator refused it: a bug, counted, never offered
-        if (opt.verbose) std::cerr << "planner: a save-front option was refused: " << e.what() << "\n";
+        opts.push_back(hierarchy::make_option(cg, s, solver));
+      } catch (const BadInput& e) {
+        if (opt.verbose) std::cerr << "planner: " << what << " was refused: " << e.what() << "\n";
         std::lock_guard<std::mutex> lock(mu);
         ++rep.rejected;
       }
-    }
+    };
+    if (restricted)
+      if (auto s = hierarchy::restrict_schedule(cg, *restricted))
+        add_checked(*s, "twremat (whole graph)", "a restricted whole-graph option");
+    const int save_points = cl.size() >= popt.save_front_large_units ? popt.save_front_points_large : popt.save_front_points;
+    for (const Schedule& s : hierarchy::save_front(cg.graph, save_points)) add_checked(s, "save_front", "a save-front option");
     const auto cluster_parts = partitionings(c);
     if (popt.persistent_save_points > 0) {
       // Within persistent_share of the cluster's time: the H-ILP's own solves keep theirs.
