@@ -156,3 +156,27 @@ TEST(Portfolio, FlatProbeDecidesTheShares) {
                                             << c.probe_share << ": " << h.note;
   }
 }
+
+// hilp on a chain at its floor: the H-ILP's conservative accounting (each part's interfaces resident
+// for its whole step) has no plan there, the chain level over the levels' menus (Rotor's DP, each
+// block offering its menu, the baselines and its fast forward) has one, as fast as Rotor's alone.
+// Without it (PlannerOptions::rotor_menus_at_top off) hilp found none at the floor or at 10 % on a
+// 40-block chain, even in 10 s.
+TEST(Portfolio, HilpPlansAChainAtItsFloor) {
+  generate::ChainParams cp;
+  cp.n = 40;
+  const Graph g = generate::chain(cp);
+  const int64_t floor = min_budget(g);  // graph bytes, the sources included (as plan_with takes them)
+  SolveOptions o;
+  o.time_limit = 3;
+  Plan h = planner::plan_with("hilp", g, floor, o);
+  ASSERT_TRUE(h.has_schedule) << h.note;
+  Plan r = planner::plan_with("rotor", g, floor, o);
+  ASSERT_TRUE(r.has_schedule) << r.note;
+  EXPECT_LE(h.sim.time, r.sim.time * (1 + 1e-9));
+  EXPECT_LE(h.sim.peak, floor);
+  planner::PlannerOptions without;
+  without.twremat_at_top = false;
+  without.top_save_front_points = 0;
+  EXPECT_FALSE(planner::plan(g, floor, o, without).has_schedule);
+}

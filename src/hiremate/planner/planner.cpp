@@ -472,7 +472,7 @@ struct Planner {
   // 1,000 (bench/results/solvers.md); a longer chain would overrun the caller's limit (a 712-layer
   // transformer: 30.6 s for 12 s), so it is skipped there.
   void offer_rotor(Race& race, int64_t budget, const Deadline& top) {
-    if (!popt.rotor_at_top || RotorSolver().unsupported(g)) return;
+    if ((!popt.rotor_at_top && !popt.rotor_menus_at_top) || RotorSolver().unsupported(g)) return;
     auto blocks = hierarchy::chain_clusters(g, nullptr);
     if (blocks && blocks->size() > kRotorAtTopMaxBlocks) {
       race.notes.push_back(fmt::format("rotor: skipped, {} blocks (at most {} within a time limit)", blocks->size(),
@@ -480,11 +480,14 @@ struct Planner {
       return;
     }
     if (!blocks) return;
-    SolveOptions ro = opt;
-    ro.deadline.reset();
-    ro.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
-    Plan rp = RotorSolver().solve(g, budget, ro);
-    if (rp.has_schedule) offer(race, budget, std::move(rp.schedule), "rotor", std::nullopt);
+    if (popt.rotor_at_top) {
+      SolveOptions ro = opt;
+      ro.deadline.reset();
+      ro.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
+      Plan rp = RotorSolver().solve(g, budget, ro);
+      if (rp.has_schedule) offer(race, budget, std::move(rp.schedule), "rotor", std::nullopt);
+    }
+    if (!popt.rotor_menus_at_top) return;
     // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
     // (Rotor above alone knows the baselines; rockmate builds such menus again).
     SolveOptions o = opt;

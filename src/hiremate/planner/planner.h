@@ -97,6 +97,12 @@ struct PlannerOptions {
   // with an equal share of the top's time; 0: never.
   size_t flat_checkmate_max_nodes = 0;
   bool rotor_at_top = false;   // also Rotor on the whole graph when it is chain-shaped (milliseconds)
+  // On a chain-shaped graph the top also runs Rotor's chain DP over the levels' menus (HiRemate's
+  // chain level, issue 21: each block offers the menu the levels built for its cluster, the
+  // baselines and its fast forward), beside the H-ILP. The H-ILP's conservative accounting (a part's
+  // interfaces resident for its whole step) has no plan near the floor, where nested recomputation of
+  // the blocks' fast forwards fits: a 40-block chain at 10 % (hilp, 10 s) had none, Rotor 134 %.
+  bool rotor_menus_at_top = false;
   // HierarchicalSolver only: plan generic DAGs (no backward) with dagremat instead of refusing them.
   bool dag_solver_for_generic_dags = false;
   // The time shares between the top's solvers, the flat MILP and its fallbacks (portfolio.h).

@@ -31,6 +31,7 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
     // The H-ILP's own plan: no whole-graph plan of another method at the top (its menus hold
     // TW-Remat's whole-graph plan restricted to each cluster, options like the others).
     p.top_save_front_points = 0;
+    p.rotor_menus_at_top = true;  // the chain level over the levels' menus: the hierarchy's own plan
     return std::make_unique<planner::HierarchicalSolver>("hilp", p);
   }
   if (name == "hiremate") {
@@ -40,6 +41,7 @@ std::unique_ptr<Solver> make_solver(const std::string& name) {
     // bench/results/planner.md); with one it returned 14.73 %.
     p.flat_checkmate_max_nodes = 200;
     p.rotor_at_top = true;
+    p.rotor_menus_at_top = true;
     p.dag_solver_for_generic_dags = true;
     return std::make_unique<planner::HierarchicalSolver>("hiremate", p);
   }
