@@ -952,7 +952,7 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
 }
 
 std::string HierarchicalSolver::description() const {
-  return name_ == "hilp" ? "HiRemate's H-ILP on bottom_to_top's cluster tree"
+  return name_ == "hilp" ? "HiRemate's H-ILP on bottom_to_top's cluster tree (on chains also Rotor's DP over its menus)"
                          : "HiRemate: H-ILP at every level, TW-Remat beside it at the top";
 }
 
