@@ -480,21 +480,22 @@ struct Planner {
       return;
     }
     if (!blocks) return;
+    // Each DP gets its share of what is left of the top when it starts.
+    auto share = [&] {
+      SolveOptions o = opt;
+      o.deadline.reset();
+      o.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
+      return o;
+    };
     if (popt.rotor_at_top) {
-      SolveOptions ro = opt;
-      ro.deadline.reset();
-      ro.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
-      Plan rp = RotorSolver().solve(g, budget, ro);
+      Plan rp = RotorSolver().solve(g, budget, share());
       if (rp.has_schedule) offer(race, budget, std::move(rp.schedule), "rotor", std::nullopt);
     }
     if (!popt.rotor_menus_at_top) return;
     // HiRemate's chain level: the same DP, each block offering the menu the levels built for it
     // (Rotor above alone knows the baselines; rockmate builds such menus again).
-    SolveOptions o = opt;
-    o.deadline.reset();
-    o.time_limit = std::max(0.05, top.left() * portfolio.rotor_at_top_share);
     auto menus_chain = hierarchy::make_chain(g, [&](const hierarchy::ClusterProblem& cg) { return block_menu(cg); });
-    Plan mp = hierarchy::solve_chain(g, menus_chain, budget, o);
+    Plan mp = hierarchy::solve_chain(g, menus_chain, budget, share());
     if (mp.has_schedule) offer(race, budget, std::move(mp.schedule), "rotor over the levels' menus", std::nullopt);
   }
 

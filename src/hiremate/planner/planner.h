@@ -60,6 +60,9 @@ struct PlannerOptions {
   // needs at tight budgets; 0: none. These solves get `twremat_save_share` of the cluster's time
   // left after the plain plans, so that on large clusters the H-ILP's own grid keeps its time. Not
   // at every peak: each option enlarges the H-ILPs above. measured: bench/results/twremat_save_axis.md
+  int twremat_save_points = 3;
+  double twremat_save_share = 0.1;
+  int twremat_save_peaks = 1;
   // Every cluster's menu also holds TW-Remat's plan of the whole graph at the budget restricted to
   // the cluster (hierarchy/restriction.h): how a plan of the whole graph runs it, which a cluster
   // solved alone does not find. The plan is TW-Remat's run at the top where twremat_at_top has one,
@@ -67,9 +70,6 @@ struct PlannerOptions {
   // 500 and 1,200 nodes: better or equal in 18 of 18 cells (encoder_decoder-1200 at 25 %: 10.58 ->
   // 8.83 %, TW-Remat alone 9.46 %). measured: bench/results/twremat_restrictions.md
   double twremat_restrictions_share = 0.05;
-  int twremat_save_points = 3;
-  double twremat_save_share = 0.1;
-  int twremat_save_peaks = 1;
   // Every cluster's menu also holds this many options along its save axis (hierarchy/save_front.h:
   // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
   // backward), milliseconds in all; 0: none. Clusters of at least save_front_large_units compute
