@@ -1,6 +1,7 @@
 """A small robustness sweep (bench/robustness/robustness.py has the whole one): every solver on a
 training graph, a random DAG and a dense layered DAG, from 'min' to below the floor, one second each:
-exits 0, 3 or 4 only, below the floor 3, every plan valid in `hiremate simulate` with the peak solve
+exits 0, 3 or 4 only, below the floor 3 (at it 3 only on a DAG), never 3 where another solver
+plans, every plan valid in `hiremate simulate` with the peak solve
 reported and within the budget, and on the DAGs in the sweep's own fixed-order simulator too."""
 import json
 import os
@@ -32,12 +33,16 @@ class Robustness(unittest.TestCase):
                 subprocess.run([CLI, "generate", kind, *args, "-o", path], check=True, capture_output=True)
                 graph = robustness.load_json(path)
                 for budget in BUDGETS:
+                    by_solver = {}
                     for j, solver in enumerate(solvers):
                         threads = 1 + (i + j) % 2
                         with self.subTest(graph=kind, args=args, budget=budget, solver=solver):
                             code, found = robustness.check_solve(CLI, path, graph, budget, solver, threads, 1, tmp)
                             self.assertEqual(found, [])
                             codes.append(code)
+                            by_solver[solver] = code
+                    with self.subTest(graph=kind, args=args, budget=budget):
+                        self.assertEqual(robustness.contradictions(by_solver), [])
             self.assertIn(0, codes)  # the sweep saw plans (each checked), not only refusals
             self.assertIn(3, codes)  # and proven infeasible budgets (5 % is below every floor here)
 

@@ -94,9 +94,11 @@ Runner add_info(CLI::App& app) {
                format_quantity(b.time), g.time_unit);
     for (int p : {90, 80, 70})
       fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
-    fmt::print("min budget     {} bytes: {:.1f} % {} (below it no schedule exists; --budget min plans there)\n"
+    // A floor, not a promise on generic DAGs (schedule/min_budget.h): "min" asks for a plan there.
+    fmt::print("min budget     {} bytes: {:.1f} % {} (below it no schedule exists; --budget min {} there)\n"
                "               set by {}\n",
-               group_digits(mb.activations()), min_budget_percent(g, mb), kActivationConvention, mb.why(g));
+               group_digits(mb.activations()), min_budget_percent(g, mb), kActivationConvention,
+               g.is_training() ? "plans" : "looks for a plan", mb.why(g));
     if (plan_exists_from)
       fmt::print("plan exists    from {} bytes: {:.1f} % (recomputing each node's cone from nothing, one input at a time, "
                  "fits there; its recomputations grow exponentially with the depth; between the min budget and this, "
