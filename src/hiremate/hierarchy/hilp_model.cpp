@@ -318,7 +318,14 @@ struct HilpModel : stage_milp::StageVars {
     // they are not held from the forward to there (a large output cheap to make again: an
     // attention's softmax on a cut between parts).
     bool refresh = false;
-    bool operator==(const Mode& o) const { return recompute == o.recompute && choice == o.choice && refresh == o.refresh; }
+    // Its outputs are never held from one stage to the next: every later stage that reads them runs
+    // its fast forward again first (and so on for its own dropped inputs, in the same stage). What
+    // TW-Remat does between parts, where the interfaces of the parts alone do not fit (a random
+    // training graph's long edges: 141 nodes at 70 %, where the modes above had no plan).
+    bool drop = false;
+    bool operator==(const Mode& o) const {
+      return recompute == o.recompute && choice == o.choice && refresh == o.refresh && drop == o.drop;
+    }
   };
   int ff_choice(int k) const {
     int best = -1;
@@ -390,6 +397,29 @@ struct HilpModel : stage_milp::StageVars {
                                     [](const std::pair<int, int>& a, const std::pair<int, int>& b) { return a.first < b.first; }),
                    {k, ff});
     }
+    // Drops: in each stage, every read of a dropped forward's outputs is preceded by its fast forward
+    // (ops in index order, so the producers' own reads are seen after them, walking down).
+    if (std::any_of(mode.begin(), mode.end(), [](const Mode& m) { return m.drop; }))
+      for (int t = 0; t < lv.T; ++t) {
+        auto& stage = ops[t];
+        for (size_t i = stage.size(); i-- > 0;) {
+          const auto [k, c] = stage[i];
+          const HNode& r = h.nodes[k];
+          size_t added = 0;
+          for (NodeId d : r.backward_needs_choice_deps ? r.choices[c].deps : r.data_in) {
+            const int p = lv.producer[d];
+            if (p < 0 || !mode[p].drop) continue;
+            auto at = std::lower_bound(stage.begin(), stage.end(), p,
+                                       [](const std::pair<int, int>& o, int key) { return o.first < key; });
+            if (at != stage.end() && at->first == p) continue;
+            const int ff = ff_choice(p);
+            if (ff < 0 || R[t][p].empty() || R[t][p][ff] == kAbsent) return {};
+            stage.insert(at, {p, ff});
+            ++added;
+          }
+          i += added;  // the op read moved up by what went below it; those are next
+        }
+      }
     // Residency: walking the stages backwards, a datum is resident on entry to t when its next event
     // from t on is a read.
     std::vector<char> next_is_read(lv.mem.size(), 0);
@@ -446,7 +476,7 @@ struct HilpModel : stage_milp::StageVars {
       }
     }
     std::vector<double> x = recompute_schedule(mode);
-    if (!fits(x)) return {};
+    if (!fits(x) && !fitting_drops(mode, x, until)) return {};
     struct Change {
       double gain;
       int k;
@@ -458,7 +488,7 @@ struct HilpModel : stage_milp::StageVars {
       for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
         if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
         for (bool recompute : {true, false}) {
-          const Mode m{recompute, static_cast<int>(c)};
+          const Mode m{recompute, static_cast<int>(c), false, mode[k].drop};
           const double gain = total(k, mode[k]) - total(k, m);
           if (gain > 0) changes.push_back({gain, k, m});
         }
@@ -471,10 +501,48 @@ struct HilpModel : stage_milp::StageVars {
       if (total(ch.k, ch.m) >= total(ch.k, was)) continue;
       mode[ch.k] = ch.m;
       std::vector<double> y = recompute_schedule(mode);
-      if (fits(y)) x = std::move(y);
+      // Its gain is the mode's own; with drops the fast forwards it brings along differ too.
+      if (fits(y) && model.objective_value(y) < model.objective_value(x)) x = std::move(y);
       else mode[ch.k] = was;
     }
     return x;
+  }
+
+  // Where the leanest modes do not fit: every forward with a fast forward drops its outputs (the
+  // least any part holds between stages), then the drops are undone where the schedule still fits,
+  // the costliest fast forward first. False where even dropping every one does not fit; else `mode`
+  // and `x` are the fitting ones.
+  template <class TimePoint>
+  bool fitting_drops(std::vector<Mode>& mode, std::vector<double>& x, TimePoint until) const {
+    std::vector<int> dropped;
+    for (int k = 0; k < lv.T; ++k)
+      if (h.nodes[k].kind == ComputeKind::Forward && ff_choice(k) >= 0) {
+        mode[k].drop = true;
+        mode[k].refresh = false;
+        dropped.push_back(k);
+      }
+    std::vector<double> y = recompute_schedule(mode);
+    if (!fits(y)) {
+      for (int k : dropped) mode[k].drop = false;
+      return false;
+    }
+    x = std::move(y);
+    // What each drop costs in that schedule: its fast forward's time, times the stages that run it
+    // again (dropped inputs are made again in every stage that makes a dropped consumer again).
+    std::vector<double> cost(lv.T, 0);
+    for (int k : dropped)
+      for (int t = k + 1; t < lv.T; ++t)
+        if (!R[t][k].empty() && R[t][k][ff_choice(k)] != kAbsent && x[R[t][k][ff_choice(k)]] > 0.5)
+          cost[k] += h.nodes[k].choices[ff_choice(k)].time;
+    std::stable_sort(dropped.begin(), dropped.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+    for (int k : dropped) {
+      if (std::chrono::steady_clock::now() > until) break;
+      mode[k].drop = false;
+      y = recompute_schedule(mode);
+      if (fits(y)) x = std::move(y);
+      else mode[k].drop = true;
+    }
+    return true;
   }
 
   // The modes of a persistent solution x (persistent_start's): each forward with a keeping choice
@@ -511,19 +579,27 @@ struct HilpModel : stage_milp::StageVars {
     // What a mode holds from its forward on: its kept bytes unless it recomputes, its outputs unless
     // it refreshes them.
     auto footprint = [&](int k, const Mode& m) {
-      return (m.recompute ? int64_t{0} : lv.kept[k][m.choice]) + (m.refresh ? int64_t{0} : out_bytes[k]);
+      return (m.recompute ? int64_t{0} : lv.kept[k][m.choice]) + (m.refresh || m.drop ? int64_t{0} : out_bytes[k]);
     };
     auto moves = [&] {
       std::vector<Move> out;
       for (int k = 0; k < lv.T; ++k) {
+        if (ff_choice(k) >= 0 && h.nodes[k].kind == ComputeKind::Forward) {
+          // Its outputs kept again between stages, or dropped: its fast forward's time, at least once.
+          Mode m = mode[k];
+          m.drop = !m.drop;
+          m.refresh = false;
+          const double once = h.nodes[k].choices[ff_choice(k)].time;
+          out.push_back({k, m, m.drop ? once : -once});
+        }
         if (mode[k].choice < 0) continue;
         const bool ff = ff_choice(k) >= 0;
         for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
           if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
           for (int flags = 0; flags < 4; ++flags) {
-            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0};
+            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0, mode[k].drop};
             if ((m.recompute || m.refresh) && !ff) continue;
-            if (m == mode[k]) continue;
+            if (m == mode[k] || (m.refresh && m.drop)) continue;
             out.push_back({k, m, mode_time(k, m) - mode_time(k, mode[k])});
           }
         }
@@ -552,7 +628,7 @@ struct HilpModel : stage_milp::StageVars {
         double cost = a.delta;
         for (size_t i = 0;; ++i) {
           std::vector<double> y = recompute_schedule(mode);
-          if (fits(y)) {
+          if (fits(y) && model.objective_value(y) < model.objective_value(x)) {  // drops: the modes' times are estimates
             x = std::move(y);
             improved = true;
             break;
@@ -677,7 +753,8 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
   std::vector<double> x = improved_constructive(m, seconds, until, exchange);
   if (!m.fits(x)) {
-    out.note = "no schedule of these choices that runs each part once, or recomputes it in its backward's stage, fits";
+    out.note = "no schedule of these choices that runs each part once, or recomputes it in its backward's stage or "
+               "wherever its outputs are read, fits";
     return out;
   }
   extract(m, x, budget, save_budget, out);

@@ -73,12 +73,16 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 // - where the autograd-like schedule does not fit: each forward's fast forward, and the part run
 //   again with a keeping choice in its backward's stage (HiRemate's lowest-memory way through a
 //   sequence of parts: between a part's forward and its backward only the interfaces are held), the
-//   leanest first, then faster choices (kept or recomputed) where they still fit, for at most `seconds`.
+//   leanest first, then faster choices (kept or recomputed) where they still fit, for at most `seconds`;
+//   where even the interfaces do not fit (long edges: a random training graph, an encoder output
+//   read by every decoder part), forwards also drop their outputs: each stage that reads them runs
+//   their fast forward again first, as TW-Remat would; every drop first, then undone where it still
+//   fits, the costliest first.
 // Then, with `exchange`, a local search from each of them (the faster first) until `seconds` have
 // passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
 // outputs), or, where that does not fit, with others made leaner by less time than it saves (an
-// ejection chain). The moves a greedy walk cannot undo (outputs on cuts between parts refreshed so
+// ejection chain), or a drop undone. The moves a greedy walk cannot undo (outputs on cuts between parts refreshed so
 // that another part keeps more); measured: bench/results/exchange_search.md.
 // Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. All
 // are in the H-ILP's model, so never faster than the H-ILP's optimum.
