@@ -325,11 +325,11 @@ TEST(HilpPersistent, ExchangeSearchImprovesTheGreedyWithinTheModel) {
     EXPECT_LE(searched.sim.peak, budget);
     EXPECT_LE(searched.sim.time, greedy.sim.time * (1 + 1e-9));
     hierarchy::HilpOptions ho;
-    ho.time_limit = 60;
+    ho.time_limit = 20;
     hierarchy::HilpResult opt = hierarchy::solve_hilp(t.h, budget, ho);
     if (opt.status == PlanStatus::Optimal) {
       EXPECT_GE(searched.sim.time, opt.sim.time * (1 - 1e-9));
-    } else {  // CBC cut by its limit (at 0.5, where only drops fit): its bound still holds
+    } else {  // CBC cut by its limit (at 0.5, or under the sanitizers): its bound still holds
       ASSERT_TRUE(opt.bound.has_value()) << opt.note;
       EXPECT_GE(searched.sim.time, *opt.bound * (1 - 1e-9));
     }
