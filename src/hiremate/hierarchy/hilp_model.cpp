@@ -577,9 +577,10 @@ struct HilpModel : stage_milp::StageVars {
       for (NodeId d : h.nodes[k].data_out)
         if (lv.producer[d] == k) out_bytes[k] += lv.mem[d];
     // What a mode holds from its forward on: its kept bytes unless it recomputes, its outputs unless
-    // it refreshes them.
+    // it refreshes or drops them (none kept without a keeping choice).
     auto footprint = [&](int k, const Mode& m) {
-      return (m.recompute ? int64_t{0} : lv.kept[k][m.choice]) + (m.refresh || m.drop ? int64_t{0} : out_bytes[k]);
+      return (m.recompute || m.choice < 0 ? int64_t{0} : lv.kept[k][m.choice]) +
+             (m.refresh || m.drop ? int64_t{0} : out_bytes[k]);
     };
     auto moves = [&] {
       std::vector<Move> out;
