@@ -320,8 +320,8 @@ struct HilpModel : stage_milp::StageVars {
     bool refresh = false;
     // Its outputs are never held from one stage to the next: every later stage that reads them runs
     // its fast forward again first (and so on for its own dropped inputs, in the same stage). What
-    // TW-Remat does between parts, where the interfaces of the parts alone do not fit (a random
-    // training graph's long edges: 141 nodes at 70 %, where the modes above had no plan).
+    // TW-Remat does between parts, where the interfaces of the parts alone do not fit (long edges:
+    // a random training graph, a U-Net's skips near its floor; bench/results/hilp_drops.md).
     bool drop = false;
     bool operator==(const Mode& o) const {
       return recompute == o.recompute && choice == o.choice && refresh == o.refresh && drop == o.drop;
@@ -417,7 +417,7 @@ struct HilpModel : stage_milp::StageVars {
             stage.insert(at, {p, ff});
             ++added;
           }
-          i += added;  // the op read moved up by what went below it; those are next
+          i += added;  // op k moved up by the ops inserted below it, which are read next
         }
       }
     // Residency: walking the stages backwards, a datum is resident on entry to t when its next event
@@ -454,7 +454,7 @@ struct HilpModel : stage_milp::StageVars {
     std::vector<Mode> mode;
     return fitting_recompute_start(seconds, mode);
   }
-  std::vector<double> fitting_recompute_start(double seconds, std::vector<Mode>& mode) const {
+  std::vector<double> fitting_recompute_start(double seconds, std::vector<Mode>& mode, bool drops = true) const {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     mode.assign(lv.T, Mode{});
     auto total = [&](int k, const Mode& m) { return mode_time(k, m); };
@@ -476,7 +476,7 @@ struct HilpModel : stage_milp::StageVars {
       }
     }
     std::vector<double> x = recompute_schedule(mode);
-    if (!fits(x) && !fitting_drops(mode, x, until)) return {};
+    if (!fits(x) && (!drops || !fitting_drops(mode, x, until))) return {};
     struct Change {
       double gain;
       int k;
@@ -698,7 +698,7 @@ std::string below_sources(int64_t budget, const Levels& lv) {
 // from half of what is left (local searches from different starts end in different optima;
 // measured: bench/results/exchange_search.md#both-starts-e0689e9); the fastest. Empty where neither fits.
 std::vector<double> improved_constructive(const HilpModel& m, double seconds, std::chrono::steady_clock::time_point until,
-                                          bool exchange) {
+                                          bool exchange, bool drops) {
   const Levels& lv = m.lv;
   auto faster = [&](const std::vector<double>& a, const std::vector<double>& b) {
     return m.fits(a) && (!m.fits(b) || m.model.objective_value(a) < m.model.objective_value(b));
@@ -717,7 +717,7 @@ std::vector<double> improved_constructive(const HilpModel& m, double seconds, st
   }
   if (starts.empty() || !m.fits(m.persistent_start(std::vector<int>(lv.T, -1)))) {
     Start recompute;
-    recompute.x = m.fitting_recompute_start(seconds / 2, recompute.mode);
+    recompute.x = m.fitting_recompute_start(seconds / 2, recompute.mode, drops);
     if (m.fits(recompute.x)) starts.push_back(std::move(recompute));
   }
   if (starts.empty()) return {};
@@ -737,7 +737,7 @@ std::vector<double> improved_constructive(const HilpModel& m, double seconds, st
 }
 
 HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget, double seconds,
-                           bool exchange) {
+                           bool exchange, bool drops) {
   HilpResult out;
   out.status = PlanStatus::NoPlanFound;
   Levels lv(h, budget);
@@ -752,7 +752,7 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
   out.rows = m.model.num_rows();
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
-  std::vector<double> x = improved_constructive(m, seconds, until, exchange);
+  std::vector<double> x = improved_constructive(m, seconds, until, exchange, drops);
   if (!m.fits(x)) {
     out.note = "no schedule of these choices that runs each part once, or recomputes it in its backward's stage or "
                "wherever its outputs are read, fits";
