@@ -530,10 +530,11 @@ struct HilpModel : stage_milp::StageVars {
     // What each drop costs in that schedule: its fast forward's time, times the stages that run it
     // again (dropped inputs are made again in every stage that makes a dropped consumer again).
     std::vector<double> cost(lv.T, 0);
-    for (int k : dropped)
+    for (int k : dropped) {
+      const int ff = ff_choice(k);
       for (int t = k + 1; t < lv.T; ++t)
-        if (!R[t][k].empty() && R[t][k][ff_choice(k)] != kAbsent && x[R[t][k][ff_choice(k)]] > 0.5)
-          cost[k] += h.nodes[k].choices[ff_choice(k)].time;
+        if (!R[t][k].empty() && R[t][k][ff] != kAbsent && x[R[t][k][ff]] > 0.5) cost[k] += h.nodes[k].choices[ff].time;
+    }
     std::stable_sort(dropped.begin(), dropped.end(), [&](int a, int b) { return cost[a] > cost[b]; });
     for (int k : dropped) {
       if (std::chrono::steady_clock::now() > until) break;
@@ -585,16 +586,17 @@ struct HilpModel : stage_milp::StageVars {
     auto moves = [&] {
       std::vector<Move> out;
       for (int k = 0; k < lv.T; ++k) {
-        if (ff_choice(k) >= 0 && h.nodes[k].kind == ComputeKind::Forward) {
+        const int ffc = ff_choice(k);
+        const bool ff = ffc >= 0;
+        if (ff && h.nodes[k].kind == ComputeKind::Forward) {
           // Its outputs kept again between stages, or dropped: its fast forward's time, at least once.
           Mode m = mode[k];
           m.drop = !m.drop;
           m.refresh = false;
-          const double once = h.nodes[k].choices[ff_choice(k)].time;
+          const double once = h.nodes[k].choices[ffc].time;
           out.push_back({k, m, m.drop ? once : -once});
         }
         if (mode[k].choice < 0) continue;
-        const bool ff = ff_choice(k) >= 0;
         for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
           if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
           for (int flags = 0; flags < 4; ++flags) {

@@ -82,8 +82,9 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 // passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
 // outputs), or, where that does not fit, with others made leaner by less time than it saves (an
-// ejection chain), or its outputs dropped or kept again. The moves a greedy walk cannot undo (outputs on cuts between parts refreshed so
-// that another part keeps more); measured: bench/results/exchange_search.md.
+// ejection chain), or its outputs dropped or kept again. The moves a greedy walk cannot undo
+// (outputs on cuts between parts refreshed so that another part keeps more); measured:
+// bench/results/exchange_search.md.
 // Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. All
 // are in the H-ILP's model, so never faster than the H-ILP's optimum.
 // `drops` false: no plan that needs drops to fit (a cluster's menu: such slow low-memory options took

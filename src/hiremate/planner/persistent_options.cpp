@@ -16,7 +16,7 @@ std::vector<hierarchy::Option> persistent_save_options(const hierarchy::ClusterP
   auto solve = [&](std::optional<int64_t> save) {
     const double limit = std::min(per_plan, seconds_left() / 4);
     if (limit <= 0.01) return false;
-    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, peak, save, limit, true, false);
+    hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, peak, save, limit, /*exchange=*/true, /*drops=*/false);
     if (!r.has_schedule) return true;
     if (std::find(at_loss.begin(), at_loss.end(), r.sim.bytes_at_loss) != at_loss.end()) return true;
     at_loss.push_back(r.sim.bytes_at_loss);
