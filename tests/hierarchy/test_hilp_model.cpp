@@ -194,7 +194,7 @@ TEST(HilpPersistent, FitsTheBudgetAndIsNeverFasterThanTheOptimum) {
     EXPECT_TRUE(p.sim.valid) << p.sim.reason;
     EXPECT_LE(p.sim.peak, budget);
     ASSERT_EQ(opt.status, PlanStatus::Optimal) << opt.note;
-    EXPECT_GE(p.sim.time, opt.sim.time * (1 - 1e-9));
+    EXPECT_GE(p.model_time, opt.model_time * (1 - 1e-9));
     if (f == 1.0) {
       EXPECT_NEAR(p.sim.time, b.time, 1e-9 * b.time);
     }
@@ -263,7 +263,7 @@ TEST(HilpPersistent, RecomputesPartsWhereNoPersistentScheduleFits) {
     ho.time_limit = 60;
     hierarchy::HilpResult opt = hierarchy::solve_hilp(t.h, budget, ho);
     ASSERT_EQ(opt.status, PlanStatus::Optimal) << opt.note;
-    EXPECT_GE(p.sim.time, opt.sim.time * (1 - 1e-9));
+    EXPECT_GE(p.model_time, opt.model_time * (1 - 1e-9));
     ho.time_limit = 0;  // CBC gets its minimum (0.1 s): a plan still comes back
     hierarchy::HilpResult quick = hierarchy::solve_hilp(t.h, budget, ho);
     ASSERT_TRUE(quick.has_schedule) << quick.note;
@@ -306,9 +306,9 @@ struct EncoderDecoderTop {
 
 }  // namespace
 
-// The exchange search after the greedy: never slower than the greedy alone, never faster than the
-// H-ILP's proven optimum (both are in its model), every plan simulated within the budget; and faster
-// than the greedy somewhere on the way down.
+// The exchange search after the greedy: never slower than the greedy alone, every plan simulated
+// within the budget, and faster than the greedy somewhere on the way down. (Against CBC's optimum of
+// the same model: the slow test below.)
 TEST(HilpPersistent, ExchangeSearchImprovesTheGreedyWithinTheModel) {
   EncoderDecoderTop t;
   const Baseline b = baseline(t.g);
@@ -323,22 +323,36 @@ TEST(HilpPersistent, ExchangeSearchImprovesTheGreedyWithinTheModel) {
     ASSERT_TRUE(searched.has_schedule) << searched.note;
     EXPECT_TRUE(searched.sim.valid) << searched.sim.reason;
     EXPECT_LE(searched.sim.peak, budget);
-    EXPECT_LE(searched.sim.time, greedy.sim.time * (1 + 1e-9));
+    EXPECT_LE(searched.model_time, greedy.model_time * (1 + 1e-9));
+    std::printf("  %.2f of the peak: greedy %.3f %%, searched %.3f %%\n", f, 100 * (greedy.sim.time / b.time - 1),
+                100 * (searched.sim.time / b.time - 1));
+    better += searched.model_time < greedy.model_time * (1 - 1e-9);
+  }
+  EXPECT_GE(better, 1);
+}
+
+// Both are in the H-ILP's model: the exchange search is never faster than CBC's proven optimum of it
+// (or, where CBC is cut by its limit, its bound). Slow: seven CBC solves of up to 20 s.
+TEST(HilpPersistent, ExchangeSearchIsNeverBelowTheModelsOptimum) {
+  EncoderDecoderTop t;
+  const Baseline b = baseline(t.g);
+  for (double f : {0.9, 0.8, 0.75, 0.7, 0.65, 0.6, 0.5}) {
+    const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
+    SCOPED_TRACE("budget " + std::to_string(f));
+    hierarchy::HilpResult searched = hierarchy::persistent_hilp(t.h, budget, std::nullopt, 5, true);
+    if (!searched.has_schedule) continue;
     hierarchy::HilpOptions ho;
     ho.time_limit = 20;
     hierarchy::HilpResult opt = hierarchy::solve_hilp(t.h, budget, ho);
     if (opt.status == PlanStatus::Optimal) {
-      EXPECT_GE(searched.sim.time, opt.sim.time * (1 - 1e-9));
-    } else {  // CBC cut by its limit (at 0.5, or under the sanitizers): its bound still holds
+      EXPECT_GE(searched.model_time, opt.model_time * (1 - 1e-9));
+    } else {  // CBC cut by its limit (at 0.5): its bound still holds
       ASSERT_TRUE(opt.bound.has_value()) << opt.note;
-      EXPECT_GE(searched.sim.time, *opt.bound * (1 - 1e-9));
+      EXPECT_GE(searched.model_time, *opt.bound * (1 - 1e-9));
     }
-    std::printf("  %.2f of the peak: greedy %.3f %%, searched %.3f %%, CBC %.3f %% (%s)\n", f,
-                100 * (greedy.sim.time / b.time - 1), 100 * (searched.sim.time / b.time - 1),
+    std::printf("  %.2f of the peak: searched %.3f %%, CBC %.3f %% (%s)\n", f, 100 * (searched.sim.time / b.time - 1),
                 100 * (opt.sim.time / b.time - 1), opt.status == PlanStatus::Optimal ? "optimal" : "cut");
-    better += searched.sim.time < greedy.sim.time * (1 - 1e-9);
   }
-  EXPECT_GE(better, 1);
 }
 
 // Where holding the parts' interfaces from their forward to their backward does not fit (the tiny

@@ -10,6 +10,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
+#include "hiremate/schedule/prune.h"
 #include "hiremate/stage_milp/stage_vars.h"
 
 namespace hiremate::hierarchy {
@@ -674,7 +675,14 @@ namespace {
 void extract(const HilpModel& m, const std::vector<double>& x, int64_t budget, std::optional<int64_t> save_budget,
              HilpResult& out) {
   const Graph& g = *m.h.host;
-  Schedule s = insert_frees(g, m.decode(x));
+  // The drops' and recompute modes' fast forwards run whole parts; only what a later op reads stays.
+  const std::vector<Op> ops = m.decode(x);
+  double model_time = 0;
+  for (const Op& op : ops) {
+    const NodeId c = op.kind == Op::Kind::Loss ? g.loss : op.node;
+    if (op.kind != Op::Kind::Delete && c != kNone) model_time += g.compute[c].time;
+  }
+  Schedule s = insert_frees(g, prune_dead_recomputations(g, ops));
   SimResult sim = simulate(g, s);
   if (!Budget{budget, save_budget}.admits(sim)) {
     out.rejected = 1;
@@ -686,6 +694,7 @@ void extract(const HilpModel& m, const std::vector<double>& x, int64_t budget, s
   }
   out.schedule = std::move(s);
   out.sim = sim;
+  out.model_time = model_time;
   out.has_schedule = true;
 }
 

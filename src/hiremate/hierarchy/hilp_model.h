@@ -52,6 +52,10 @@ struct HilpResult {
   bool has_schedule = false;
   Schedule schedule;   // host ids, frees inserted
   SimResult sim;       // the simulator's verdict on `schedule` in the host
+  // The time of the model's own schedule, before its dead recomputations were pruned (the fast
+  // forwards of whole parts where a stage reads one output): what the H-ILP's objective counts, and
+  // what its optima and bounds compare with; sim.time is at most this.
+  double model_time = 0;
   std::optional<double> bound;
   std::string note;
   size_t vars = 0, rows = 0;
