@@ -323,9 +323,17 @@ struct HilpModel : stage_milp::StageVars {
     // its fast forward again first (and so on for its own dropped inputs, in the same stage). What
     // TW-Remat does between parts, where the interfaces of the parts alone do not fit (long edges:
     // a random training graph, a U-Net's skips near its floor; bench/results/hilp_drops.md).
+    // With refresh: dropped before the loss only; the first backward stage that reads them makes
+    // them again and they are held from there to their last read (a chain of dropped parts is made
+    // again once in the backward, not once per backward stage that reads it).
     bool drop = false;
+    // With drop: held from its forward to the first later stage that reads them (the next part of a
+    // chain reads them at once: made again there, they would need their own inputs made again too);
+    // later readers make them again.
+    bool hold_next = false;
     bool operator==(const Mode& o) const {
-      return recompute == o.recompute && choice == o.choice && refresh == o.refresh && drop == o.drop;
+      return recompute == o.recompute && choice == o.choice && refresh == o.refresh && drop == o.drop &&
+             hold_next == o.hold_next;
     }
   };
   int ff_choice(int k) const {
@@ -374,7 +382,7 @@ struct HilpModel : stage_milp::StageVars {
     }
     // Refreshes: the fast forward of k again, before the first op after the loss that reads its outputs.
     for (int k = 0; k < lv.T; ++k) {
-      if (!mode[k].refresh) continue;
+      if (!mode[k].refresh || mode[k].drop) continue;
       const int ff = ff_choice(k);
       if (ff < 0) return {};
       const auto& outs = h.nodes[k].data_out;
@@ -399,9 +407,14 @@ struct HilpModel : stage_milp::StageVars {
                    {k, ff});
     }
     // Drops: in each stage, every read of a dropped forward's outputs is preceded by its fast forward
-    // (ops in index order, so the producers' own reads are seen after them, walking down).
-    if (std::any_of(mode.begin(), mode.end(), [](const Mode& m) { return m.drop; }))
+    // (ops in index order, so the producers' own reads are seen after them, walking down); after
+    // the loss, a refreshed drop is made once, in the first stage that reads it, and held.
+    if (std::any_of(mode.begin(), mode.end(), [](const Mode& m) { return m.drop; })) {
+      std::vector<char> held(lv.T, 0);
+      for (int k = 0; k < lv.T; ++k) held[k] = mode[k].drop && mode[k].hold_next;  // until the first reader
+      std::vector<int> read_in;  // the dropped forwards read in this stage
       for (int t = 0; t < lv.T; ++t) {
+        read_in.clear();
         auto& stage = ops[t];
         for (size_t i = stage.size(); i-- > 0;) {
           const auto [k, c] = stage[i];
@@ -410,6 +423,8 @@ struct HilpModel : stage_milp::StageVars {
           for (NodeId d : r.backward_needs_choice_deps ? r.choices[c].deps : r.data_in) {
             const int p = lv.producer[d];
             if (p < 0 || !mode[p].drop) continue;
+            if (p < t) read_in.push_back(p);
+            if (held[p]) continue;
             auto at = std::lower_bound(stage.begin(), stage.end(), p,
                                        [](const std::pair<int, int>& o, int key) { return o.first < key; });
             if (at != stage.end() && at->first == p) continue;
@@ -420,7 +435,13 @@ struct HilpModel : stage_milp::StageVars {
           }
           i += added;  // op k moved up by the ops inserted below it, which are read next
         }
+        for (int p : read_in)  // held to its first reader: no further
+          if (!(mode[p].refresh && t > h.loss)) held[p] = 0;
+        if (t > h.loss)
+          for (const auto& [k, c] : stage)
+            if (mode[k].drop && mode[k].refresh) held[k] = 1;
       }
+    }
     // Residency: walking the stages backwards, a datum is resident on entry to t when its next event
     // from t on is a read.
     std::vector<char> next_is_read(lv.mem.size(), 0);
@@ -489,7 +510,7 @@ struct HilpModel : stage_milp::StageVars {
       for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
         if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
         for (bool recompute : {true, false}) {
-          const Mode m{recompute, static_cast<int>(c), false, mode[k].drop};
+          const Mode m{recompute, static_cast<int>(c), mode[k].drop && mode[k].refresh, mode[k].drop, mode[k].hold_next};
           const double gain = total(k, mode[k]) - total(k, m);
           if (gain > 0) changes.push_back({gain, k, m});
         }
@@ -509,22 +530,30 @@ struct HilpModel : stage_milp::StageVars {
     return x;
   }
 
-  // Where the leanest modes do not fit: every forward with a fast forward drops its outputs (the
-  // least any part holds between stages), then the drops are undone where the schedule still fits,
-  // the costliest fast forward first. False where even dropping every one does not fit; else `mode`
-  // and `x` are the fitting ones.
+  // Where the leanest modes do not fit: every forward with a fast forward drops its outputs, held
+  // only to their first reader where that fits, else never held between stages (the least any part
+  // holds); then, the costliest fast forward first, each drop is undone where the schedule still
+  // fits, or else changed to the fastest variant that fits (refreshed: made once in the backward;
+  // held to the first reader). False where even dropping every one does not fit; else `mode` and
+  // `x` are the fitting ones.
   template <class TimePoint>
   bool fitting_drops(std::vector<Mode>& mode, std::vector<double>& x, TimePoint until) const {
     std::vector<int> dropped;
     for (int k = 0; k < lv.T; ++k)
-      if (h.nodes[k].kind == ComputeKind::Forward && ff_choice(k) >= 0) {
+      if (h.nodes[k].kind == ComputeKind::Forward && ff_choice(k) >= 0) dropped.push_back(k);
+    std::vector<double> y;
+    bool fitted = false;
+    for (bool hold : {true, false}) {
+      for (int k : dropped) {
         mode[k].drop = true;
         mode[k].refresh = false;
-        dropped.push_back(k);
+        mode[k].hold_next = hold;
       }
-    std::vector<double> y = recompute_schedule(mode);
-    if (!fits(y)) {
-      for (int k : dropped) mode[k].drop = false;
+      y = recompute_schedule(mode);
+      if ((fitted = fits(y))) break;
+    }
+    if (!fitted) {
+      for (int k : dropped) mode[k].drop = mode[k].hold_next = false;
       return false;
     }
     x = std::move(y);
@@ -539,10 +568,27 @@ struct HilpModel : stage_milp::StageVars {
     std::stable_sort(dropped.begin(), dropped.end(), [&](int a, int b) { return cost[a] > cost[b]; });
     for (int k : dropped) {
       if (std::chrono::steady_clock::now() > until) break;
-      mode[k].drop = false;
+      const Mode was = mode[k];
+      mode[k].drop = mode[k].hold_next = false;
       y = recompute_schedule(mode);
-      if (fits(y)) x = std::move(y);
-      else mode[k].drop = true;
+      if (fits(y)) {
+        x = std::move(y);
+        continue;
+      }
+      Mode best = was;
+      for (int flags = 1; flags < 4; ++flags) {  // refreshed, held to the first reader, both
+        Mode m = was;
+        m.refresh = (flags & 1) != 0;
+        m.hold_next = was.hold_next || (flags & 2) != 0;
+        if (m == was) continue;
+        mode[k] = m;
+        y = recompute_schedule(mode);
+        if (fits(y) && model.objective_value(y) < model.objective_value(x)) {
+          x = std::move(y);
+          best = m;
+        }
+      }
+      mode[k] = best;
     }
     return true;
   }
@@ -584,26 +630,61 @@ struct HilpModel : stage_milp::StageVars {
       return (m.recompute || m.choice < 0 ? int64_t{0} : lv.kept[k][m.choice]) +
              (m.refresh || m.drop ? int64_t{0} : out_bytes[k]);
     };
+    // The later stages that read forward k's outputs in x: a drop runs its fast forward again in
+    // each (and an undone drop saves that many), not once.
+    auto later_readers = [&](std::vector<int>& after_loss) {
+      std::vector<int> readers(lv.T, 0);
+      after_loss.assign(lv.T, 0);
+      std::vector<int> last_stage(lv.T, -1);
+      for (int t = 0; t < lv.T; ++t)
+        for (int k = 0; k <= t; ++k)
+          for (size_t c = 0; c < R[t][k].size(); ++c) {
+            if (R[t][k][c] == kAbsent || x[R[t][k][c]] < 0.5) continue;
+            const HNode& r = h.nodes[k];
+            for (NodeId d : r.backward_needs_choice_deps ? r.choices[c].deps : r.data_in) {
+              const int p = lv.producer[d];
+              if (p < 0 || p >= t || last_stage[p] == t) continue;
+              last_stage[p] = t;
+              ++readers[p];
+              if (t > h.loss) ++after_loss[p];
+            }
+          }
+      return readers;
+    };
     auto moves = [&] {
       std::vector<Move> out;
+      std::vector<int> after_loss;
+      const std::vector<int> readers = later_readers(after_loss);
       for (int k = 0; k < lv.T; ++k) {
         const int ffc = ff_choice(k);
         const bool ff = ffc >= 0;
         if (ff && h.nodes[k].kind == ComputeKind::Forward) {
-          // Its outputs kept again between stages, or dropped: its fast forward's time, at least once.
-          Mode m = mode[k];
-          m.drop = !m.drop;
-          m.refresh = false;
+          // Its outputs kept between stages, dropped (its fast forward again in every later stage
+          // that reads them), or dropped before the loss and refreshed: what each runs again.
           const double once = h.nodes[k].choices[ffc].time;
-          out.push_back({k, m, m.drop ? once : -once});
+          const int before_loss = readers[k] - after_loss[k];
+          auto reruns = [&](const Mode& m) {
+            if (!m.drop) return m.refresh ? once : 0.0;
+            const int runs = m.refresh ? before_loss + (after_loss[k] > 0 ? 1 : 0) : std::max(1, readers[k]);
+            return once * std::max(0, runs - (m.hold_next ? 1 : 0));
+          };
+          // Kept, or dropped: refreshed or not, held to the first reader or not.
+          for (int flags = 0; flags < 5; ++flags) {
+            Mode m = mode[k];
+            m.drop = flags > 0;
+            m.refresh = flags == 0 ? m.refresh && !mode[k].drop : (flags & 1) == 0;
+            m.hold_next = flags > 2;
+            if (m == mode[k]) continue;
+            out.push_back({k, m, reruns(m) - reruns(mode[k])});
+          }
         }
         if (mode[k].choice < 0) continue;
         for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
           if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
           for (int flags = 0; flags < 4; ++flags) {
-            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0, mode[k].drop};
+            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0, mode[k].drop, mode[k].hold_next};
             if ((m.recompute || m.refresh) && !ff) continue;
-            if (m == mode[k] || (m.refresh && m.drop)) continue;
+            if (m == mode[k]) continue;
             out.push_back({k, m, mode_time(k, m) - mode_time(k, mode[k])});
           }
         }
