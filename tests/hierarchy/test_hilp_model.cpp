@@ -357,7 +357,7 @@ TEST(HilpPersistent, ExchangeSearchIsNeverBelowTheModelsOptimum) {
 
 // Where holding the parts' interfaces from their forward to their backward does not fit (the tiny
 // encoder-decoder's top at 0.45 of its peak: the encoder's output is read by every decoder part),
-// forwards drop their outputs and run again in each stage that reads them: a plan, simulated within
+// forwards drop their outputs and run again in later stages that read them: a plan, simulated within
 // the budget, some forward run at least three times (its stage, a later reader's, its backward's).
 TEST(HilpPersistent, DropsOutputsWhereHoldingTheInterfacesDoesNotFit) {
   EncoderDecoderTop t;
@@ -369,5 +369,16 @@ TEST(HilpPersistent, DropsOutputsWhereHoldingTheInterfacesDoesNotFit) {
   EXPECT_TRUE(p.sim.valid) << p.sim.reason;
   EXPECT_LE(p.sim.peak, budget);
   EXPECT_GE(most_runs_of_one_forward(t.g, p.schedule), 3);
-  std::printf("  0.45 of the peak: %.3f %%\n", 100 * (p.sim.time / b.time - 1));
+  Schedule forward_half;
+  for (const Op& op : p.schedule.ops) {
+    if (op.kind == Op::Kind::Loss) break;
+    forward_half.ops.push_back(op);
+  }
+  // Held to their first reader (the next part of the chain), dropped outputs are not made again by
+  // it: before the loss no forward runs more than twice (its stage and one later reader's; 4 times
+  // where drops were never held, 14.94 % against 12.30 % now).
+  EXPECT_LE(most_runs_of_one_forward(t.g, forward_half), 2);
+  std::printf("  0.45 of the peak: %.3f %%, model %.3f %%; before the loss a forward runs at most %d times\n",
+              100 * (p.sim.time / b.time - 1), 100 * (p.model_time / b.time - 1),
+              most_runs_of_one_forward(t.g, forward_half));
 }

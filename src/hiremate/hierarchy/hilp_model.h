@@ -80,8 +80,9 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 //   leanest first, then faster choices (kept or recomputed) where they still fit, for at most `seconds`;
 //   where even the interfaces do not fit (long edges: a random training graph, an encoder output
 //   read by every decoder part), forwards also drop their outputs: each stage that reads them runs
-//   their fast forward again first, as TW-Remat would; every drop first, then undone where it still
-//   fits, the costliest first.
+//   their fast forward again first, as TW-Remat would; every drop first (held to its first reader
+//   where that fits), then undone where it still fits, the costliest first, or else made once in the
+//   backward and held there (refreshed) or held to its first reader, the fastest that fits.
 // Then, with `exchange`, a local search from each of them (the faster first) until `seconds` have
 // passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
@@ -90,7 +91,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 // (outputs on cuts between parts refreshed so that another part keeps more); measured:
 // bench/results/exchange_search.md.
 // Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. All
-// are in the H-ILP's model, so never faster than the H-ILP's optimum.
+// are in the H-ILP's model, so never faster than the H-ILP's optimum (model_time; the schedule's
+// dead recomputations pruned, sim.time may be lower).
 // `drops` false: no plan that needs drops to fit (a cluster's menu: such slow low-memory options took
 // the place of others within the top's quotas, and CBC found no plan there; bench/results/hilp_drops.md).
 HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt,
