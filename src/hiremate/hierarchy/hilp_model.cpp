@@ -327,13 +327,14 @@ struct HilpModel : stage_milp::StageVars {
     // them again and they are held from there to their last read (a chain of dropped parts is made
     // again once in the backward, not once per backward stage that reads it).
     bool drop = false;
-    // With drop: held from its forward to the first later stage that reads them (the next part of a
-    // chain reads them at once: made again there, they would need their own inputs made again too);
-    // later readers make them again.
-    bool hold_next = false;
+    // With drop, how long they are held from the forward on: 0 not at all; 1 to the first later
+    // stage that reads them (the next part of a chain reads them at once: made again there, they
+    // would need their own inputs made again too); 2 to their last read before the loss (a random
+    // graph's long edges give an output many readers in the forward). Later readers make them again.
+    int hold = 0;
     bool operator==(const Mode& o) const {
       return recompute == o.recompute && choice == o.choice && refresh == o.refresh && drop == o.drop &&
-             hold_next == o.hold_next;
+             hold == o.hold;
     }
   };
   int ff_choice(int k) const {
@@ -411,7 +412,7 @@ struct HilpModel : stage_milp::StageVars {
     // the loss, a refreshed drop is made once, in the first stage that reads it, and held.
     if (std::any_of(mode.begin(), mode.end(), [](const Mode& m) { return m.drop; })) {
       std::vector<char> held(lv.T, 0);
-      for (int k = 0; k < lv.T; ++k) held[k] = mode[k].drop && mode[k].hold_next;  // until the first reader
+      for (int k = 0; k < lv.T; ++k) held[k] = mode[k].drop && mode[k].hold > 0;
       std::vector<int> read_in;  // the dropped forwards read in this stage
       for (int t = 0; t < lv.T; ++t) {
         read_in.clear();
@@ -435,8 +436,8 @@ struct HilpModel : stage_milp::StageVars {
           }
           i += added;  // op k moved up by the ops inserted below it, which are read next
         }
-        for (int p : read_in)  // held to its first reader: no further
-          if (!(mode[p].refresh && t > h.loss)) held[p] = 0;
+        for (int p : read_in)  // held to its first reader, or through the forward: no further
+          if (!(mode[p].refresh && t > h.loss) && !(mode[p].hold == 2 && t <= h.loss)) held[p] = 0;
         if (t > h.loss)
           for (const auto& [k, c] : stage)
             if (mode[k].drop && mode[k].refresh) held[k] = 1;
@@ -498,7 +499,19 @@ struct HilpModel : stage_milp::StageVars {
       }
     }
     std::vector<double> x = recompute_schedule(mode);
-    if (!fits(x) && (!drops || !fitting_drops(mode, x, until))) return {};
+    if (!fits(x)) {
+      if (!drops) return {};
+      // Holding drops through the forward helps where outputs have many readers (random graphs:
+      // 248 -> 184 % on a 801-node one at 45 %) and costs the memory later drops need elsewhere
+      // (unet-100 at 25 %: 114.3 -> 120.2 %): both passes, the faster plan.
+      std::vector<Mode> longer = mode;
+      std::vector<double> y;
+      if (!fitting_drops(mode, x, until, 1)) return {};
+      if (fitting_drops(longer, y, until, 2) && model.objective_value(y) < model.objective_value(x)) {
+        mode = std::move(longer);
+        x = std::move(y);
+      }
+    }
     struct Change {
       double gain;
       int k;
@@ -510,7 +523,7 @@ struct HilpModel : stage_milp::StageVars {
       for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
         if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
         for (bool recompute : {true, false}) {
-          const Mode m{recompute, static_cast<int>(c), mode[k].drop && mode[k].refresh, mode[k].drop, mode[k].hold_next};
+          const Mode m{recompute, static_cast<int>(c), mode[k].drop && mode[k].refresh, mode[k].drop, mode[k].hold};
           const double gain = total(k, mode[k]) - total(k, m);
           if (gain > 0) changes.push_back({gain, k, m});
         }
@@ -534,26 +547,29 @@ struct HilpModel : stage_milp::StageVars {
   // only to their first reader where that fits, else never held between stages (the least any part
   // holds); then, the costliest fast forward first, each drop is undone where the schedule still
   // fits, or else changed to the fastest variant that fits (refreshed: made once in the backward;
-  // held to the first reader). False where even dropping every one does not fit; else `mode` and
-  // `x` are the fitting ones.
+  // held longer, up to `max_hold`: to the first reader, through the forward). False where even
+  // dropping every one does not fit; else `mode` and `x` are the fitting ones.
   template <class TimePoint>
-  bool fitting_drops(std::vector<Mode>& mode, std::vector<double>& x, TimePoint until) const {
+  bool fitting_drops(std::vector<Mode>& mode, std::vector<double>& x, TimePoint until, int max_hold) const {
     std::vector<int> dropped;
     for (int k = 0; k < lv.T; ++k)
       if (h.nodes[k].kind == ComputeKind::Forward && ff_choice(k) >= 0) dropped.push_back(k);
     std::vector<double> y;
     bool fitted = false;
-    for (bool hold : {true, false}) {
+    for (int hold : {1, 0}) {
       for (int k : dropped) {
         mode[k].drop = true;
         mode[k].refresh = false;
-        mode[k].hold_next = hold;
+        mode[k].hold = hold;
       }
       y = recompute_schedule(mode);
       if ((fitted = fits(y))) break;
     }
     if (!fitted) {
-      for (int k : dropped) mode[k].drop = mode[k].hold_next = false;
+      for (int k : dropped) {
+        mode[k].drop = false;
+        mode[k].hold = 0;
+      }
       return false;
     }
     x = std::move(y);
@@ -569,18 +585,19 @@ struct HilpModel : stage_milp::StageVars {
     for (int k : dropped) {
       if (std::chrono::steady_clock::now() > until) break;
       const Mode was = mode[k];
-      mode[k].drop = mode[k].hold_next = false;
+      mode[k].drop = false;
+      mode[k].hold = 0;
       y = recompute_schedule(mode);
       if (fits(y)) {
         x = std::move(y);
         continue;
       }
       Mode best = was;
-      for (int flags = 1; flags < 4; ++flags) {  // refreshed, held to the first reader, both
+      for (int flags = 0; flags < 6; ++flags) {  // refreshed or not, held longer or not
         Mode m = was;
         m.refresh = (flags & 1) != 0;
-        m.hold_next = was.hold_next || (flags & 2) != 0;
-        if (m == was) continue;
+        m.hold = flags / 2;
+        if (m == was || m.hold < was.hold || m.hold > max_hold) continue;
         mode[k] = m;
         y = recompute_schedule(mode);
         if (fits(y) && model.objective_value(y) < model.objective_value(x)) {
@@ -666,16 +683,17 @@ struct HilpModel : stage_milp::StageVars {
           auto reruns = [&](const Mode& m) {
             if (!m.drop) return m.refresh ? once : 0.0;
             const int runs = m.refresh ? before_loss + (after_loss[k] > 0 ? 1 : 0) : std::max(1, readers[k]);
-            return once * std::max(0, runs - (m.hold_next ? 1 : 0));
+            const int held = m.hold == 2 ? before_loss : m.hold;  // the reads it serves without a run
+            return once * std::max(0, runs - held);
           };
-          // Kept, or dropped: refreshed or not, held to the first reader or not (only from a drop:
-          // held to its first reader, it is not as lean as its footprint says, and ejection chains
-          // took it for a leaner move than it is: unet-100 at 50 %, 10 s, 19.09 % with those moves, 14.62 % without).
-          for (int flags = 0; flags < (mode[k].drop ? 5 : 3); ++flags) {
+          // Kept, or dropped: refreshed or not, held for a while or not (only from a drop: held, it
+          // is not as lean as its footprint says, and ejection chains took it for a leaner move than
+          // it is: unet-100 at 50 %, 10 s, 19.09 % with those moves, 14.62 % without).
+          for (int flags = 0; flags < (mode[k].drop ? 7 : 3); ++flags) {
             Mode m = mode[k];
             m.drop = flags > 0;
             m.refresh = flags == 0 ? m.refresh && !mode[k].drop : (flags & 1) == 0;
-            m.hold_next = flags > 2;
+            m.hold = flags > 0 ? (flags - 1) / 2 : 0;
             if (m == mode[k]) continue;
             out.push_back({k, m, reruns(m) - reruns(mode[k])});
           }
@@ -684,7 +702,7 @@ struct HilpModel : stage_milp::StageVars {
         for (size_t c = 0; c < h.nodes[k].choices.size(); ++c) {
           if (!h.nodes[k].choices[c].keeps || R[k][k][c] == kAbsent) continue;
           for (int flags = 0; flags < 4; ++flags) {
-            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0, mode[k].drop, mode[k].hold_next};
+            const Mode m{(flags & 1) != 0, static_cast<int>(c), (flags & 2) != 0, mode[k].drop, mode[k].hold};
             if ((m.recompute || m.refresh) && !ff) continue;
             if (m == mode[k]) continue;
             out.push_back({k, m, mode_time(k, m) - mode_time(k, mode[k])});

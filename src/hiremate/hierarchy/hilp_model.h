@@ -82,7 +82,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 //   read by every decoder part), forwards also drop their outputs: each stage that reads them runs
 //   their fast forward again first, as TW-Remat would; every drop first (held to its first reader
 //   where that fits), then undone where it still fits, the costliest first, or else made once in the
-//   backward and held there (refreshed) or held to its first reader, the fastest that fits.
+//   backward and held there (refreshed) or held longer (to its first reader, through the forward),
+//   the fastest that fits.
 // Then, with `exchange`, a local search from each of them (the faster first) until `seconds` have
 // passed or no move is left, the fastest plan kept: one forward's mode changed (its keeping choice, whether it runs again in its
 // backward's stage, whether its fast forward runs again before the first backward that reads its
