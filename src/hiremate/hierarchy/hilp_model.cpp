@@ -631,7 +631,7 @@ struct HilpModel : stage_milp::StageVars {
   // so that another part keeps more). Each try is checked against every row of the model. Returns
   // the schedule of the modes it ends with.
   std::vector<double> exchange_search(std::vector<Mode>& mode, std::vector<double> x,
-                                      std::chrono::steady_clock::time_point until) const {
+                                      std::chrono::steady_clock::time_point until, bool drops = true) const {
     struct Move {
       int k;
       Mode m;
@@ -675,7 +675,7 @@ struct HilpModel : stage_milp::StageVars {
       for (int k = 0; k < lv.T; ++k) {
         const int ffc = ff_choice(k);
         const bool ff = ffc >= 0;
-        if (ff && h.nodes[k].kind == ComputeKind::Forward) {
+        if (ff && drops && h.nodes[k].kind == ComputeKind::Forward) {
           // Its outputs kept between stages, dropped (its fast forward again in every later stage
           // that reads them), or dropped before the loss and refreshed: what each runs again.
           const double once = h.nodes[k].choices[ffc].time;
@@ -842,7 +842,7 @@ std::vector<double> improved_constructive(const HilpModel& m, double seconds, st
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) break;
     const auto end = i + 1 < starts.size() ? now + (until - now) / 2 : until;
-    std::vector<double> y = m.exchange_search(s.mode, std::move(s.x), end);
+    std::vector<double> y = m.exchange_search(s.mode, std::move(s.x), end, drops);
     if (faster(y, best)) best = std::move(y);
   }
   return best;

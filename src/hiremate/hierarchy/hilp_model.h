@@ -94,8 +94,10 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt);
 // Feasible (simulated, within both budgets) or NoPlanFound; Infeasible only below the sources. All
 // are in the H-ILP's model, so never faster than the H-ILP's optimum (model_time; the schedule's
 // dead recomputations pruned, sim.time may be lower).
-// `drops` false: no plan that needs drops to fit (a cluster's menu: such slow low-memory options took
-// the place of others within the top's quotas, and CBC found no plan there; bench/results/hilp_drops.md).
+// `drops` false: no drops at all, neither to fit nor as exchange moves (a cluster's menu: such slow
+// low-memory options took the place of others within the top's quotas, and CBC found no plan there,
+// bench/results/hilp_drops.md; drop moves in the menus' searches: unet-100 at 25 %, 30 s, 72.97 %
+// against 56.61 % without, bench/results/hilp_drop_variants.md).
 HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_t> save_budget = std::nullopt,
                            double seconds = 1, bool exchange = true, bool drops = true);
 
