@@ -1,7 +1,5 @@
 #include "hiremate/schedule/prune.h"
 
-#include <algorithm>
-
 namespace hiremate {
 
 std::vector<Op> prune_dead_recomputations(const Graph& g, const std::vector<Op>& input) {
