@@ -70,6 +70,12 @@ struct PlannerOptions {
   // 500 and 1,200 nodes: better or equal in 18 of 18 cells (encoder_decoder-1200 at 25 %: 10.58 ->
   // 8.83 %, TW-Remat alone 9.46 %). measured: bench/results/twremat_restrictions.md
   double twremat_restrictions_share = 0.05;
+  // With it, the restrictions of up to this many copies of each representative (the clusters of its
+  // class, solved once through it), mapped onto it (hierarchy::restricted_copies): the plan runs
+  // copies differently, and the representative's own restriction is only one of those ways. 0: none.
+  // hilp, 10 s, 1 thread, 100 and 500 nodes: better in 3 of 14 cells (transformer-500 at 25 %
+  // 14.99 -> 13.13 %), equal elsewhere. measured: bench/results/twremat_restrictions.md
+  int restricted_copies = 32;
   // Every cluster's menu also holds this many options along its save axis (hierarchy/save_front.h:
   // keep the phantoms of all forward nodes but the cheapest per byte, recompute the rest in the
   // backward), milliseconds in all; 0: none. Clusters of at least save_front_large_units compute
