@@ -1,7 +1,7 @@
 #include "hiremate/hierarchy/restriction.h"
 
-#include "hiremate/common/error.h"
-#include "hiremate/hierarchy/hgraph.h"
+#include <algorithm>
+
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/simulate.h"
 
@@ -25,26 +25,21 @@ std::optional<Schedule> restrict_schedule(const ClusterProblem& cg, const Schedu
   return s;
 }
 
-std::vector<Option> restricted_copies(const Graph& g, const partition::ClusterTree& tree, int rep,
-                                      const Schedule& whole, int max_copies, int* refused) {
-  std::vector<Option> out;
-  const auto& members = tree.classes.at(tree.cluster(rep).cls).members;
+std::vector<Schedule> restricted_copies(const partition::ClusterTree& tree, const ClusterProblem& cg, int rep,
+                                        const Schedule& whole, int max_copies) {
+  std::vector<Schedule> out;
   std::vector<int> copies;
-  for (int m : members)
+  for (int m : tree.classes.at(tree.cluster(rep).cls).members)
     if (m != rep) copies.push_back(m);
   const size_t take = std::min(copies.size(), static_cast<size_t>(std::max(0, max_copies)));
   for (size_t i = 0; i < take; ++i) {
-    const int m = copies[i * copies.size() / take];
-    const ClusterProblem cm = extract(g, tree.cluster(m));
-    const auto s = restrict_schedule(cm, whole);
-    if (!s) continue;
-    try {
-      const Option o = make_option(cm, *s, "twremat (whole graph)");
-      const partition::Translator tr(tree, m, rep);
-      out.push_back(remap(o, [&](NodeId x) { return tr.compute(x); }, [&](NodeId x) { return tr.data(x); }));
-    } catch (const BadInput&) {
-      if (refused) ++*refused;
-    }
+    const partition::Translator tr(tree, copies[i * copies.size() / take], rep);
+    Schedule mapped;  // the copy's computations of `whole`, as the representative's nodes
+    for (const Op& op : whole.ops)
+      if (op.kind == Op::Kind::Loss) mapped.ops.push_back(op);
+      else if (op.kind == Op::Kind::Compute && tr.has_compute(op.node))
+        mapped.ops.push_back(Op::compute(tr.compute(op.node), op.keep_phantoms));
+    if (auto s = restrict_schedule(cg, mapped)) out.push_back(std::move(*s));
   }
   return out;
 }

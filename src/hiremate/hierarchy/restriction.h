@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "hiremate/hierarchy/cluster_problem.h"
-#include "hiremate/hierarchy/option.h"
 #include "hiremate/partition/cluster.h"
 #include "hiremate/schedule/schedule.h"
 
@@ -24,13 +23,12 @@ namespace hiremate::hierarchy {
 // schedule of the cluster graph (the simulator's verdict).
 std::optional<Schedule> restrict_schedule(const ClusterProblem& cg, const Schedule& whole);
 
-// The same plan runs the copies of a cluster (its equivalence class in `tree`) differently: a
-// decoder layer held, the next one's attention recomputed. The restriction of `whole` (g's ids) to
-// each copy of representative `rep` but rep itself, up to `max_copies` of them spread evenly over the
-// class, as an option of rep's menu (mapped onto rep's ids), so that the H-ILP above can run every
-// copy the way the plan does. Copies whose restriction is not valid are skipped; options that
-// make_option refuses are counted in `refused`.
-std::vector<Option> restricted_copies(const Graph& g, const partition::ClusterTree& tree, int rep,
-                                      const Schedule& whole, int max_copies, int* refused = nullptr);
+// The same plan runs the copies of a cluster (the other clusters of its equivalence class in `tree`)
+// differently: a decoder layer held, the next one's attention recomputed. The restriction of `whole`
+// (g's ids) to each copy of representative `rep`, up to `max_copies` of them spread evenly over the
+// class, mapped onto rep's nodes: schedules of cg, rep's cluster graph, so that the H-ILP above can
+// run every copy the way the plan does. Copies whose restriction is not valid are skipped.
+std::vector<Schedule> restricted_copies(const partition::ClusterTree& tree, const ClusterProblem& cg, int rep,
+                                        const Schedule& whole, int max_copies);
 
 }  // namespace hiremate::hierarchy

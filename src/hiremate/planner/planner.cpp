@@ -330,14 +330,8 @@ struct Planner {
     if (restricted) {
       if (auto s = hierarchy::restrict_schedule(cg, *restricted))
         add_checked(*s, "twremat (whole graph)", "a restricted whole-graph option");
-      int refused = 0;
-      for (Option& o : hierarchy::restricted_copies(g, tree, c, *restricted, popt.restricted_copies, &refused))
-        opts.push_back(std::move(o));
-      if (refused > 0) {
-        if (opt.verbose) std::cerr << fmt::format("planner: {} copies' restricted whole-graph options were refused\n", refused);
-        std::lock_guard<std::mutex> lock(mu);
-        rep.rejected += refused;
-      }
+      for (const Schedule& s : hierarchy::restricted_copies(tree, cg, c, *restricted, popt.restricted_copies))
+        add_checked(s, "twremat (whole graph)", "a copy's restricted whole-graph option");
     }
     const int save_points = cl.size() >= popt.save_front_large_units ? popt.save_front_points_large : popt.save_front_points;
     for (const Schedule& s : hierarchy::save_front(cg.graph, save_points)) add_checked(s, "save_front", "a save-front option");
