@@ -10,7 +10,6 @@
 // the restrictions, bench/results/twremat_restrictions.md).
 #pragma once
 #include <optional>
-
 #include <vector>
 
 #include "hiremate/hierarchy/cluster_problem.h"
