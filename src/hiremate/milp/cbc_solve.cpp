@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -19,6 +20,7 @@
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/cbc_model.h"
+#include "hiremate/milp/checkpoint_watch.h"
 #include "hiremate/milp/solve.h"
 #include "hiremate/milp/start_refutes.h"
 #include "hiremate/milp/stdout_to_stderr.h"
@@ -40,7 +42,8 @@ const char* to_string(Status s) {
   return "?";
 }
 
-Result solve_here(const Model& model, const Options& options, bool preprocess);
+// `stdout_to_stderr`: false where fd 1 already goes where CBC's log should (a CheckpointWatch).
+Result solve_here(const Model& model, const Options& options, bool preprocess, bool stdout_to_stderr = true);
 
 namespace {
 std::atomic<int64_t> solves_counter{0};  // solve()'s calls in this process (solves_started)
@@ -119,9 +122,10 @@ Status classify(Cbc_Model* m) {
 
 }  // namespace
 
-Result solve_here(const Model& model, const Options& options, bool preprocess) {
+Result solve_here(const Model& model, const Options& options, bool preprocess, bool stdout_to_stderr) {
   const auto t0 = std::chrono::steady_clock::now();
-  detail::StdoutToStderr quiet;
+  std::optional<detail::StdoutToStderr> quiet;
+  if (stdout_to_stderr) quiet.emplace();
 
   detail::CbcProblem problem = load_into_cbc(model, Purpose::Solve);
   Cbc_Model* m = problem.model.get();
@@ -219,6 +223,17 @@ bool read_all(int fd, void* data, size_t n,
   return true;
 }
 
+// The Result of a search stopped at its checkpoint (Options::checkpoint_seconds) that began at `t0`.
+Result stopped_at_checkpoint(std::chrono::steady_clock::time_point t0) {
+  Result r;
+  r.status = Status::TimeLimitNoSolution;
+  r.objective = kInf;
+  r.bound = -kInf;
+  r.stopped_at_checkpoint = true;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 // CBC's LP code calls the BLAS that Debian links it with, OpenBLAS's OpenMP build where torch is
 // installed. On the tiny LPs of an H-ILP its threads spin-wait more than they work: 47 % of a
 // 6 s planner run on a 101-node chain went to libgomp, and the levels took 4.0 s instead of 1.6 s.
@@ -255,17 +270,42 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
     close(fds[0]);
     serial_blas();
     int tag = 0;
-    try {
-      Result r = solve_here(model, options, preprocess);
-      write_all(fds[1], &tag, sizeof tag);
+    const int out = fds[1];
+    auto send = [out, &tag](const Result& r) {
+      write_all(out, &tag, sizeof tag);
       int status = static_cast<int>(r.status);
+      int stopped = r.stopped_at_checkpoint ? 1 : 0;
       size_t n = r.solution.size();
-      write_all(fds[1], &status, sizeof status);
-      for (double v : {r.objective, r.bound, r.gap, r.seconds}) write_all(fds[1], &v, sizeof v);
-      write_all(fds[1], &r.nodes, sizeof r.nodes);
-      write_all(fds[1], &n, sizeof n);
-      write_all(fds[1], r.solution.data(), n * sizeof(double));
+      write_all(out, &status, sizeof status);
+      write_all(out, &stopped, sizeof stopped);
+      for (double v : {r.objective, r.bound, r.gap, r.seconds}) write_all(out, &v, sizeof v);
+      write_all(out, &r.nodes, sizeof r.nodes);
+      write_all(out, &n, sizeof n);
+      write_all(out, r.solution.data(), n * sizeof(double));
+    };
+    // One answer: the search's, or the checkpoint's, sent by the watch's thread, which then ends the
+    // child from within CBC's search.
+    std::mutex answer;
+    const auto started = std::chrono::steady_clock::now();
+    std::optional<detail::CheckpointWatch> watch;
+    Options o = options;
+    if (options.checkpoint_seconds > 0 && options.checkpoint_seconds < options.time_limit) {
+      o.log = true;  // the watch reads the incumbents from CBC's log
+      watch.emplace(options.checkpoint_seconds, options.checkpoint_objective * detail::objective_scale(model),
+                    options.log, [&send, &answer, started] {
+                      answer.lock();  // never unlocked: the child ends here
+                      send(stopped_at_checkpoint(started));
+                      _exit(0);
+                    });
+    }
+    try {
+      Result r = solve_here(model, o, preprocess, !watch);
+      std::lock_guard<std::mutex> one_answer(answer);
+      send(r);
+      std::fflush(nullptr);
+      _exit(0);
     } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> one_answer(answer);
       tag = 1;
       std::string what = e.what();
       size_t n = what.size();
@@ -299,12 +339,15 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   }
   if (complete && tag == 0) {
     int status = 0;
+    int stopped = 0;
     size_t n = 0;
-    complete = read_all(fds[0], &status, sizeof status) && read_all(fds[0], &r.objective, sizeof(double)) &&
+    complete = read_all(fds[0], &status, sizeof status) && read_all(fds[0], &stopped, sizeof stopped) &&
+               read_all(fds[0], &r.objective, sizeof(double)) &&
                read_all(fds[0], &r.bound, sizeof(double)) && read_all(fds[0], &r.gap, sizeof(double)) &&
                read_all(fds[0], &r.seconds, sizeof(double)) && read_all(fds[0], &r.nodes, sizeof r.nodes) &&
                read_all(fds[0], &n, sizeof n);
     r.status = static_cast<Status>(status);
+    r.stopped_at_checkpoint = stopped != 0;
     if (complete && n <= model.num_vars()) {
       r.solution.resize(n);
       complete = read_all(fds[0], r.solution.data(), n * sizeof(double));
@@ -329,6 +372,25 @@ std::optional<Result> solve_in_child(const Model& model, const Options& options,
   return r;
 }
 
+// In this process (the sanitized build) CBC cannot be left from within its search, so a checkpoint is
+// a search of its own, then, where it wins, a second one from scratch for the rest of the limit.
+Result solve_in_process(const Model& model, const Options& options) {
+  if (!(options.checkpoint_seconds > 0) || options.checkpoint_seconds >= options.time_limit)
+    return solve_here(model, options, false);
+  const auto t0 = std::chrono::steady_clock::now();
+  Options probe = options;
+  probe.time_limit = options.checkpoint_seconds;
+  Result r = solve_here(model, probe, false);
+  if (r.status == Status::Optimal || r.status == Status::Infeasible || r.status == Status::Unbounded) return r;
+  if (!(has_solution(r.status) && r.objective < options.checkpoint_objective)) return stopped_at_checkpoint(t0);
+  Options rest = options;
+  rest.checkpoint_seconds = 0;
+  const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rest.time_limit = std::max(0.1, options.time_limit - spent);
+  Result full = solve_here(model, rest, false);
+  return has_solution(full.status) && full.objective <= r.objective ? full : r;
+}
+
 }  // namespace
 
 Result solve(const Model& model, const Options& options) {
@@ -336,9 +398,10 @@ Result solve(const Model& model, const Options& options) {
   HM_ASSERT(options.time_limit > 0, fmt::format("time_limit {} must be > 0", options.time_limit));
   HM_ASSERT(options.threads >= 1, fmt::format("threads {} must be >= 1", options.threads));
   HM_ASSERT(options.relative_gap >= 0 && options.absolute_gap >= 0, "gaps must be >= 0");
+  HM_ASSERT(!(options.checkpoint_seconds > 0) || model.minimize(), "a checkpoint needs a minimizing model");
   if constexpr (!kForkIsSafe) {
     std::lock_guard<std::mutex> one_at_a_time(in_process_search);
-    return solve_here(model, options, false);
+    return solve_in_process(model, options);
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::string failure;

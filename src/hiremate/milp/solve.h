@@ -44,6 +44,13 @@ struct Options {
   double grace_seconds = -1;
   // Further CBC parameters as (name, value), set after the ones above (e.g. {"preprocess", "off"}).
   std::vector<std::pair<std::string, std::string>> cbc_parameters;
+  // A probe within the search (minimizing models only): once the search has run this many seconds,
+  // it stops unless its incumbent's objective is below checkpoint_objective (the caller's other plan
+  // is then better, and the time goes elsewhere); where it is, the search goes on, undisturbed, to
+  // time_limit. 0: none. One search instead of a probe and a second search from scratch, which
+  // would pass again where the probe was.
+  double checkpoint_seconds = 0;
+  double checkpoint_objective = kInf;
 };
 
 enum class Status {
@@ -78,6 +85,9 @@ struct Result {
   double seconds = 0;  // wall clock of the whole call, building the CBC model included
   int64_t nodes = 0;   // branch-and-bound nodes CBC explored
   std::string note;    // what went wrong inside CBC (a crash of its process), empty when nothing did
+  // Stopped at Options::checkpoint_seconds without an incumbent below checkpoint_objective: status
+  // TimeLimitNoSolution (whatever CBC held is not returned: the caller has better) and no bound.
+  bool stopped_at_checkpoint = false;
 };
 
 // Solves `model` in a child process (CBC can crash; see cbc_solve.cpp). Misuse (bad options) fails HM_ASSERT; a failure inside CBC (it throws or hands

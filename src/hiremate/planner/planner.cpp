@@ -797,49 +797,49 @@ bool flat_probe_won(const Graph& g, const std::optional<Plan>& probe, std::optio
 }
 
 // Where the flat MILP gets time and there are two threads or more, one of them runs the flat MILP
-// (portfolio.h) from scratch for the whole limit beside the hierarchy, whose warm-started MILP at the
-// top it complements: CBC's search from the hierarchy's plan can settle worse than its own, and
-// elsewhere the start is what helps. measured: bench/results/time_shares.md#planner-flat-from-scratch
-// That thread probes first, as one thread does (flat_probe): the MILP alone for flat_probe_share of the
-// limit. Where it finds no plan faster than TW-Remat's, the thread goes back to the hierarchy (whose
-// next height and top get it, threads_now): with it held for the whole limit, unet-100 at 35 % (30 s,
-// 2 threads) ended on TW-Remat's 30.49 % where hilp alone, on both threads, has 23.16 %. Where it wins,
-// the MILP runs again from scratch for the rest of the limit (one CBC thread is deterministic: the
-// new search passes where the probe's was, then goes on), and the faster of the two plans is offered.
+// from scratch for the whole limit beside the hierarchy, whose warm-started MILP at the top it
+// complements: CBC's search from the hierarchy's plan can settle worse than its own, and elsewhere
+// the start is what helps. measured: bench/results/time_shares.md#planner-flat-from-scratch
+// That search is probed as one thread's is (flat_probe): where it holds no plan faster than
+// TW-Remat's after flat_probe_share of the limit, it stops and the thread goes back to the hierarchy
+// (whose next height and top get it, threads_now): held for the whole limit, unet-100 at 35 % (30 s,
+// 2 threads) ended on TW-Remat's 30.49 % where hilp alone, on both threads, has 23.16 %. Where it
+// wins, the same search goes on to the end of the limit (CheckmateOptions::probe_seconds), as
+// checkmate's alone: a second search from scratch lost the probe's seconds (transformer-100 at 50 %,
+// 30 s: 9.02 % where checkmate alone has 8.61 %).
 void flat_beside(Planner& p, int64_t budget) {
   p.threads = std::max(1, p.opt.threads - (p.twremat_beside.valid() ? 1 : 0));
   if (!p.flat_gets_time() || p.threads < 2) return;
   SolveOptions o = p.opt;
-  o.threads = 1;
+  // CBC's threads as checkmate alone has them: its deterministic search is then checkmate's own
+  // (transformer-100 at 50 %, 30 s, 2 threads: one CBC thread 9.02 %, two 8.61 %, as alone); in that
+  // mode the second thread mostly waits (27 s of CPU in 27 s here), so the hierarchy keeps its core.
+  o.threads = p.opt.threads;
   o.verbose = false;
   o.progress = nullptr;  // beside the others: its phases would hide theirs (its plan is offered at the top)
   o = part_of(o, p.run_deadline, std::max(0.05, p.left()));
   const Graph& g = p.g;
-  const PortfolioOptions& portfolio = p.portfolio;
-  const double probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
+  PortfolioOptions portfolio = p.portfolio;
+  const std::optional<double> twremat = twremat_time(p);  // now: the top moves its plan out
+  portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
+  portfolio.checkmate.probe_time = twremat.value_or(std::numeric_limits<double>::infinity());
   const bool verbose = p.opt.verbose > 0;
-  // TW-Remat's time now: the top moves its plan out, and may begin before the probe ends.
-  p.flat_alone = p.pool.run([&g, budget, o, &portfolio, probe_seconds, verbose, twremat = twremat_time(p),
-                             &verdict = p.beside_probe] {
-    if (!(probe_seconds > 0)) return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio);
-    const Deadline whole = deadline_of(o);
-    std::optional<Plan> probe;
+  p.flat_alone = p.pool.run([&g, budget, o, portfolio, verbose, twremat, &verdict = p.beside_probe] {
+    if (!(portfolio.checkmate.probe_seconds > 0)) return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio);
+    Plan flat;
     try {
-      probe = flat_milp_alone(g, budget, part_of(o, whole, probe_seconds), portfolio);
+      flat = flat_milp_alone(g, budget, o, portfolio);
     } catch (const SolverFailure&) {  // CBC in an error state: the thread goes back
       verdict = 2;
       throw;
     }
-    const bool won = flat_probe_won(g, probe, twremat);
+    const bool won = flat_probe_won(g, flat, twremat);
     verdict = won ? 1 : 2;
     if (verbose)
-      std::cerr << fmt::format("planner: flat MILP probe beside the hierarchy: {}; {}\n",
-                               probe->has_schedule ? "a plan" : to_string(probe->status),
-                               won ? "the flat MILP keeps its thread" : "its thread goes back to the hierarchy");
-    if (!won || probe->status == PlanStatus::Infeasible || whole.left() < portfolio.min_milp_seconds) return std::move(*probe);
-    Plan rest = checkmate_with_fallbacks(g, budget, part_of(o, whole, whole.left()), nullptr, portfolio);
-    if (rest.has_schedule && simulate(g, rest.schedule).time <= simulate(g, probe->schedule).time) return rest;
-    return std::move(*probe);
+      std::cerr << fmt::format("planner: flat MILP beside the hierarchy: {}; {}\n",
+                               flat.has_schedule ? "a plan" : to_string(flat.status),
+                               won ? "it kept its thread" : "its thread went back to the hierarchy at its probe");
+    return flat;
   });
   p.threads -= 1;
 }

@@ -202,6 +202,10 @@ struct MilpRun {
   // heuristic plan (the fallback assignment) stands.
   milp::Result run_cbc() {
     mo.grace_seconds = grace(mo.time_limit);
+    if (copt.probe_seconds > 0) {
+      mo.checkpoint_seconds = std::max(0.05, copt.probe_seconds - deadline.elapsed());
+      mo.checkpoint_objective = copt.probe_time;
+    }
     if (opt.progress) {
       opt.progress->phase(fmt::format("checkmate: CBC on {} variables", m.model.num_vars()));
       if (other_plan) opt.progress->best(other_plan->second);
@@ -227,7 +231,10 @@ struct MilpRun {
     Plan plan;
     plan.status = PlanStatus::TimedOut;
     plan.bound = bound_with(res.bound);
-    plan.note = fmt::format("time limit of {} s reached before CBC found a plan", limit);
+    plan.note = res.stopped_at_checkpoint
+                    ? fmt::format("stopped at its probe ({:.2f} s): CBC held no plan faster than {}", copt.probe_seconds,
+                                  copt.probe_time)
+                    : fmt::format("time limit of {} s reached before CBC found a plan", limit);
     if (other_plan) {
       plan.schedule = std::move(other_plan->first);
       plan.has_schedule = true;

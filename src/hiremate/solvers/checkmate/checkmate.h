@@ -32,6 +32,8 @@
 // The solution's compute sequence is turned into a schedule that frees after last use, which never
 // uses more memory than the MILP accounted for, and the simulator checks it against the budget.
 #pragma once
+#include <limits>
+
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
@@ -54,6 +56,11 @@ struct CheckmateOptions {
   // second. measured: bench/results/time_shares.md#checkmate-build-speed
   double training_variables_per_second = 3e6;
   double dag_variables_per_second = 1.2e6;
+  // A probe (the planner's, planner.cpp flat_beside): where > 0, CBC's search stops once the solve
+  // has run this many seconds unless it holds a plan faster than probe_time (the MILP's objective
+  // is the plan's time); otherwise it goes on to the limit (milp::Options::checkpoint_seconds).
+  double probe_seconds = 0;
+  double probe_time = std::numeric_limits<double>::infinity();
 };
 
 class CheckmateSolver : public Solver {
