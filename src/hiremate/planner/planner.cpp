@@ -267,14 +267,16 @@ struct Planner {
   // budget, then save budgets between the interface and its bytes at the loss in bisection order, so
   // that a cluster whose time runs out has options spread down to its lowest saves (a decoder
   // layer's three solves had reached 151 of its 440 MB, and the top recomputed four whole layers).
-  // None below a save budget CBC proved infeasible, none where an option already lies.
+  // None below a save budget CBC proved infeasible, none where an option already lies. Returns the
+  // status of the solve without a save budget (TimedOut where there was no time for it).
   template <class Left>
-  void save_sweep(const hierarchy::HGraph& hg, int64_t peak, int64_t iface, const Left& budget_left,
-                  const hierarchy::ClusterProblem& cg, ClusterReport& cr, std::vector<Option>& opts) {
+  PlanStatus save_sweep(const hierarchy::HGraph& hg, int64_t peak, int64_t iface, const Left& budget_left,
+                        const hierarchy::ClusterProblem& cg, ClusterReport& cr, std::vector<Option>& opts) {
     double limit = std::min(popt.level_time_limit, budget_left());
-    if (limit <= 0.2) return;
+    if (limit <= 0.2) return PlanStatus::TimedOut;
     hierarchy::HilpResult r = run(hg, peak, std::nullopt, limit, cr);
-    if (!r.has_schedule) return;
+    if (!r.has_schedule) return r.status;
+    const PlanStatus first = r.status;
     opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
     const int64_t most = r.sim.bytes_at_loss;
     std::vector<int64_t> found{most};
@@ -283,7 +285,7 @@ struct Planner {
     const int64_t tolerance = std::max<int64_t>(1, (most - iface) / (2 * (points + 1)));
     for (const int64_t save : save_budgets(iface, most, points)) {
       limit = std::min(popt.level_time_limit, budget_left());
-      if (limit <= 0.2) return;
+      if (limit <= 0.2) return first;
       if (infeasible_at && save <= *infeasible_at) continue;
       if (std::any_of(found.begin(), found.end(), [&](int64_t f) { return f <= save && f > save - tolerance; }))
         continue;
@@ -295,6 +297,7 @@ struct Planner {
       opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
       found.push_back(r.sim.bytes_at_loss);
     }
+    return first;
   }
 
   // Solves representative c within `share` seconds (and the levels' deadline).
@@ -357,11 +360,19 @@ struct Planner {
     }
     for (const auto& p : cluster_parts) {
       ++cr.partitionings;
+      // The highest peak of the grid at which the H-ILP (without a save budget) was proven
+      // infeasible: lower peaks are not solved. Their menus keep only the options that fit them, so
+      // they are infeasible too unless the quota (select) let in an option it had left out above: a
+      // rare loss, against solves that find nothing (an 801-node random training graph at 45 %: 340
+      // of level 2's 384 solves were infeasible).
+      std::optional<int64_t> infeasible_peak;
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = grid_peak(lb, ub, i);
+        if (infeasible_peak && peak <= *infeasible_peak) continue;
         hierarchy::HGraph hg = hierarchy::build_hgraph(cg.graph, parts(p, fc, fd, peak));
         if (popt.save_bisection) {
-          save_sweep(hg, peak, iface, budget_left, cg, cr, opts);
+          if (save_sweep(hg, peak, iface, budget_left, cg, cr, opts) == PlanStatus::Infeasible)
+            infeasible_peak = std::max(infeasible_peak.value_or(peak), peak);
           continue;
         }
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
@@ -370,7 +381,10 @@ struct Planner {
           double limit = std::min(popt.level_time_limit, budget_left());
           if (limit <= 0.2 || (save && *save < iface)) break;
           hierarchy::HilpResult r = run(hg, peak, save, limit, cr);
-          if (!r.has_schedule) break;
+          if (!r.has_schedule) {
+            if (!save && r.status == PlanStatus::Infeasible) infeasible_peak = std::max(infeasible_peak.value_or(peak), peak);
+            break;
+          }
           opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
           save = r.sim.bytes_at_loss - step;
         }
