@@ -208,8 +208,8 @@ struct Planner {
     ho.threads = cbc_threads > 0 ? cbc_threads : hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
-    // A CBC that ignores its limit is killed before the caller's limit is overrun by more than 5 %.
-    ho.grace_seconds = std::max(0.05, 1.05 * opt.time_limit - run_deadline.elapsed() - limit);
+    // A CBC that ignores its limit is killed before the caller's limit (PortfolioOptions::hard_stop_share).
+    ho.grace_seconds = std::max(0.05, portfolio.hard_stop_share * opt.time_limit - run_deadline.elapsed() - limit);
     hierarchy::HilpResult r = hierarchy::solve_hilp(hg, budget, ho);
     {
       std::lock_guard<std::mutex> lock(mu);
