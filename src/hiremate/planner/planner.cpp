@@ -860,16 +860,21 @@ void flat_beside(Planner& p, int64_t budget) {
 
 // With one thread, where the flat MILP gets time at the top (PortfolioOptions::flat_probe_share): the
 // MILP alone first, for a share of the limit. Where it finds no plan faster than TW-Remat's, the
-// hierarchy gets the rest as hilp alone would; otherwise the flat MILP's shares stand.
+// hierarchy gets the rest as hilp alone would; otherwise the same search goes on for
+// flat_probe_continue_share of the limit more (one search with a checkpoint, as flat_beside's), and
+// the flat MILP's shares stand.
 void flat_probe(Planner& p, int64_t budget) {
   if (!p.flat_gets_time() || p.flat_alone.valid() || !(p.portfolio.flat_probe_share > 0)) return;
   if (p.opt.progress) p.opt.progress->phase("checkmate (flat, probe)");
   SolveOptions o = p.opt;
   o.threads = p.threads;
   o.verbose = false;
-  o = part_of(o, p.planned, p.portfolio.flat_probe_share * p.opt.time_limit);
+  PortfolioOptions portfolio = p.portfolio;
+  portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
+  portfolio.checkmate.probe_time = twremat_time(p).value_or(std::numeric_limits<double>::infinity());
+  o = part_of(o, p.planned, (portfolio.flat_probe_share + portfolio.flat_probe_continue_share) * p.opt.time_limit);
   try {
-    p.flat_probe = flat_milp_alone(p.g, budget, o, p.portfolio);
+    p.flat_probe = flat_milp_alone(p.g, budget, o, portfolio);
   } catch (const SolverFailure&) {  // CBC in an error state: the hierarchy gets the time
     p.flat_probe.reset();
   }

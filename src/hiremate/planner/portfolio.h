@@ -81,6 +81,9 @@ struct PortfolioOptions {
   // and goes back to the hierarchy where the probe loses (planner.cpp, flat_beside).
   // 0: no probe. measured: bench/results/time_shares.md#planner-flat-probe
   double flat_probe_share = 0.25;
+  // With one thread, where the probe wins: its search goes on for this share of the limit more (one
+  // search with a checkpoint at the probe's end, milp::Options::checkpoint_seconds), before the levels.
+  double flat_probe_continue_share = 0.2;
   // The H-ILP solves at the top share this share of the top's time where the flat MILP gets its
   // time and no thread of its own (it has the rest, from their best plan); where it runs from
   // scratch on its own thread they keep the whole top. measured: bench/results/time_shares.md#planner-flat-milp
