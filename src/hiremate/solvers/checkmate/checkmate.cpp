@@ -126,10 +126,12 @@ struct MilpRun {
     other_plan = std::move(c);
   }
 
-  // A CBC that ignores its limit (it checks it only between steps) is killed at 5 % past the
-  // caller's limit at the latest, less a margin for decoding and simulating: the grace of a solve
-  // of `seconds` that starts now.
-  double grace(double seconds) const { return std::max(0.05, 1.05 * limit - 0.2 - deadline.elapsed() - seconds); }
+  // A CBC that ignores its limit (it checks it only between steps) is killed at
+  // CheckmateOptions::hard_stop_share of the caller's limit at the latest, less a margin for
+  // decoding and simulating: the grace of a solve of `seconds` that starts now.
+  double grace(double seconds) const {
+    return std::max(0.05, copt.hard_stop_share * limit - 0.2 - deadline.elapsed() - seconds);
+  }
 
   // Proven optimal by the relaxation's bound (integer times: a difference below 1 cannot be a plan).
   bool meets(double time, std::optional<double> b) const {

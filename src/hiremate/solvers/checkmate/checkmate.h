@@ -56,6 +56,9 @@ struct CheckmateOptions {
   // second. measured: bench/results/time_shares.md#checkmate-build-speed
   double training_variables_per_second = 3e6;
   double dag_variables_per_second = 1.2e6;
+  // A CBC that ignores its limit (it checks it only between steps) is killed at this share of the
+  // solve's limit at the latest, less 0.2 s for decoding and simulating.
+  double hard_stop_share = 1.05;
   // A probe (the planner's, planner.cpp flat_beside): where > 0, CBC's search stops once the solve
   // has run this many seconds unless it holds a plan faster than probe_time (the MILP's objective
   // is the plan's time); otherwise it goes on to the limit (milp::Options::checkpoint_seconds).
