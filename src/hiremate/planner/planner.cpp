@@ -802,6 +802,15 @@ std::optional<double> twremat_time(const Planner& p) {
   return simulate(p.g, p.twremat_plan->schedule).time;
 }
 
+// The portfolio's options with the flat MILP's probe set (CheckmateOptions::probe_seconds): its
+// search stops at flat_probe_share of the limit unless it holds a plan faster than TW-Remat's now.
+PortfolioOptions probing(const Planner& p) {
+  PortfolioOptions portfolio = p.portfolio;
+  portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
+  portfolio.checkmate.probe_time = twremat_time(p).value_or(std::numeric_limits<double>::infinity());
+  return portfolio;
+}
+
 // Whether the flat MILP's probe earns the flat MILP its time: CBC found a plan faster than TW-Remat's
 // (`twremat`: its time, none where it has no plan), or proved that none fits. `probe` empty: CBC failed.
 bool flat_probe_won(const Graph& g, const std::optional<Plan>& probe, std::optional<double> twremat) {
@@ -836,11 +845,9 @@ void flat_beside(Planner& p, int64_t budget) {
   // stop. With the planner's margin its CBC had 23.5 of 30 s where alone it has 25.5.
   o = part_of(o, p.run_deadline, std::max(0.05, p.run_deadline.left()));
   const Graph& g = p.g;
-  PortfolioOptions portfolio = p.portfolio;
+  PortfolioOptions portfolio = probing(p);
   portfolio.checkmate.hard_stop_share = portfolio.hard_stop_share;
   const std::optional<double> twremat = twremat_time(p);  // now: the top moves its plan out
-  portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
-  portfolio.checkmate.probe_time = twremat.value_or(std::numeric_limits<double>::infinity());
   const bool verbose = p.opt.verbose > 0;
   p.flat_alone = p.pool.run([&g, budget, o, portfolio, verbose, twremat, &verdict = p.beside_probe] {
     if (!(portfolio.checkmate.probe_seconds > 0)) return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio);
@@ -873,9 +880,7 @@ void flat_probe(Planner& p, int64_t budget) {
   SolveOptions o = p.opt;
   o.threads = p.threads;
   o.verbose = false;
-  PortfolioOptions portfolio = p.portfolio;
-  portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
-  portfolio.checkmate.probe_time = twremat_time(p).value_or(std::numeric_limits<double>::infinity());
+  const PortfolioOptions portfolio = probing(p);
   o = part_of(o, p.planned, (portfolio.flat_probe_share + portfolio.flat_probe_continue_share) * p.opt.time_limit);
   try {
     p.flat_probe = flat_milp_alone(p.g, budget, o, portfolio);

@@ -43,8 +43,7 @@ struct PortfolioOptions {
   // checks and the output fit within it; a killed search's incumbent is lost, the other plans stand.
   // It was 1.05: hilp on an 801-node random training graph at 45 %, 30 s, 2 threads, took 31.6 s.
   double hard_stop_share = 0.98;
-  // Below this many seconds left a further MILP is not started: after dagremat, and after the flat
-  // MILP's probe beside the hierarchy (planner.cpp, flat_beside).
+  // Below this many seconds left a further MILP is not started after dagremat.
   double min_milp_seconds = 0.5;
   // The hierarchical planner's top: TW-Remat on the whole graph first, with this share of the limit
   // (with one thread, or where twremat_probe_share is 0).
