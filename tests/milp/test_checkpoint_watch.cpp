@@ -111,6 +111,28 @@ TEST(MilpCheckpoint, TheWatchDecidesOnTheIncumbentsBeforeTheCheckpoint) {
   }
 }
 
+// Without an incumbent the search has nothing to offer: it stops at its checkpoint even where the
+// caller has no plan (an infinite cutoff), as the in-process emulation does; with one it goes on.
+TEST(MilpCheckpoint, ASearchWithoutAnIncumbentStopsEvenBelowAnInfiniteCutoff) {
+  for (bool incumbent : {false, true}) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::string before = "Cbc0010I After 0 nodes, 1 on tree, 1e+50 best solution, best possible 3194.1\n";
+    if (incumbent) before += "Cbc0012I Integer solution of 1e+12 found by feasibility pump\n";
+    ASSERT_EQ(write(fds[1], before.data(), before.size()), static_cast<ssize_t>(before.size()));
+    int lost = 0;
+    std::thread reader([&] {
+      detail::watch_log(fds[0], std::chrono::steady_clock::now() + std::chrono::milliseconds(50), kInf, false,
+                        [&lost] { ++lost; });
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    close(fds[1]);
+    reader.join();
+    close(fds[0]);
+    EXPECT_EQ(lost, incumbent ? 0 : 1) << incumbent;
+  }
+}
+
 // A checkpoint past the search's end: the search, cut by its node limit, is the same as without
 // one (the log that the watch reads changes nothing in CBC's search), and stdout stays clean.
 TEST(MilpCheckpoint, ASearchThatEndsBeforeItsCheckpointIsUndisturbed) {

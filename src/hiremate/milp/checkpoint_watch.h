@@ -26,7 +26,7 @@ class CheckpointWatch {
 
 // The watch's thread: reads the log from `fd` until it closes, passing it on to stderr where
 // `forward`; at `checkpoint`, after what was written before it, calls `lost` unless an incumbent
-// below `cutoff` was announced.
+// below `cutoff` was announced (with no incumbent, `lost` is called whatever the cutoff, infinity too).
 void watch_log(int fd, std::chrono::steady_clock::time_point checkpoint, double cutoff, bool forward,
                const std::function<void()>& lost);
 
