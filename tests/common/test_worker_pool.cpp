@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "hiremate/common/worker_pool.h"
@@ -43,4 +46,31 @@ TEST(WorkerPool, EndingThePoolWaitsForItsTasks) {
     pool.run([&] { ran = true; });  // the future is dropped: the pool still waits
   }
   EXPECT_TRUE(ran.load());
+}
+
+// A thread given back while the tasks run joins them: after task 0 the caller has two threads, and
+// tasks 1 and 2 run at once (each waits for the other; on one worker, task 1 would wait in vain).
+TEST(WorkerPool, ForEachTakesInAThreadGivenBack) {
+  std::atomic<bool> given_back{false};
+  std::atomic<int> met{0};
+  std::vector<std::atomic<int>> runs(6);
+  bool together = true;
+  std::mutex mu;
+  WorkerPool::for_each(
+      runs.size(), 1,
+      [&](size_t i) {
+        ++runs[i];
+        if (i == 0) given_back = true;
+        if (i == 1 || i == 2) {
+          ++met;
+          const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (met.load() < 2 && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          std::lock_guard<std::mutex> lock(mu);
+          together = together && met.load() >= 2;
+        }
+      },
+      [&] { return given_back ? 2 : 1; });
+  EXPECT_TRUE(together);
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
 }

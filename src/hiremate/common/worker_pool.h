@@ -36,6 +36,10 @@ class WorkerPool {
   // index not yet taken; returns when all are done and rethrows the first exception any threw (a
   // thread that throws takes no more indices; the others go on, so no solve is cut mid-way).
   static void for_each(size_t n, int workers, const std::function<void(size_t)>& task);
+  // The same, and each time a task ends, where workers_now() says more threads are free than work
+  // (a run beside the caller gave its thread back), more workers join while indices are left.
+  static void for_each(size_t n, int workers, const std::function<void(size_t)>& task,
+                       const std::function<int()>& workers_now);
 
   void join() {
     for (auto& t : threads_)

@@ -903,7 +903,7 @@ void flat_probe(Planner& p, int64_t budget) {
 // (a 511-node transformer's two-layer cluster got 0.05 s of 18.6 s: no H-ILP options at all). Within
 // a height a representative gets what is left divided by the rounds still ahead of it, the ones
 // running beside it counted: what a quick one leaves flows to the next. A height's workers are the
-// threads the hierarchy has when it begins (Planner::threads_now).
+// threads the hierarchy has (Planner::threads_now) when it begins, and those given back during it.
 void solve_levels(Planner& p) {
   // Where the flat MILP gets its time at the top, the levels get less, so that the MILP, started
   // from the hierarchy's plan, has half of the rest to improve it.
@@ -930,18 +930,23 @@ void solve_levels(Planner& p) {
                                reps.size(), height_workers, height.left(), p.run_deadline.elapsed());
     std::mutex mu;
     size_t running = 0;
+    // A thread given back during the height (the flat MILP's probe lost, TW-Remat ended) joins its
+    // workers: unet-100 at 25 %, 30 s, 2 threads, the one height ran on one worker to 16 s while
+    // the probe's thread idled from 7 s.
+    auto workers_now = [&p] { return p.threads_now(); };
     WorkerPool::for_each(reps.size(), height_workers, [&, &reps = reps](size_t i) {
       double share = 0;
       {
         std::lock_guard<std::mutex> lock(mu);
         const size_t ahead = reps.size() - i + running;
-        share = height.left() / static_cast<double>((ahead + height_workers - 1) / height_workers);
+        const size_t w = static_cast<size_t>(std::max(height_workers, p.threads_now()));
+        share = height.left() / static_cast<double>((ahead + w - 1) / w);
         ++running;
       }
       p.solve_cluster(reps[i], share, height);
       std::lock_guard<std::mutex> lock(mu);
       --running;
-    });
+    }, workers_now);
   }
   p.hilp_threads = p.threads_now();
 }
