@@ -803,11 +803,12 @@ std::optional<double> twremat_time(const Planner& p) {
 }
 
 // The portfolio's options with the flat MILP's probe set (CheckmateOptions::probe_seconds): its
-// search stops at flat_probe_share of the limit unless it holds a plan faster than TW-Remat's now.
-PortfolioOptions probing(const Planner& p) {
+// search stops at flat_probe_share of the limit unless it holds a plan faster than TW-Remat's
+// (`twremat`: twremat_time(p)).
+PortfolioOptions probing(const Planner& p, std::optional<double> twremat) {
   PortfolioOptions portfolio = p.portfolio;
   portfolio.checkmate.probe_seconds = portfolio.flat_probe_share * p.opt.time_limit;
-  portfolio.checkmate.probe_time = twremat_time(p).value_or(std::numeric_limits<double>::infinity());
+  portfolio.checkmate.probe_time = twremat.value_or(std::numeric_limits<double>::infinity());
   return portfolio;
 }
 
@@ -845,9 +846,9 @@ void flat_beside(Planner& p, int64_t budget) {
   // stop. With the planner's margin its CBC had 23.5 of 30 s where alone it has 25.5.
   o = part_of(o, p.run_deadline, std::max(0.05, p.run_deadline.left()));
   const Graph& g = p.g;
-  PortfolioOptions portfolio = probing(p);
-  portfolio.checkmate.hard_stop_share = portfolio.hard_stop_share;
   const std::optional<double> twremat = twremat_time(p);  // now: the top moves its plan out
+  PortfolioOptions portfolio = probing(p, twremat);
+  portfolio.checkmate.hard_stop_share = portfolio.hard_stop_share;
   const bool verbose = p.opt.verbose > 0;
   p.flat_alone = p.pool.run([&g, budget, o, portfolio, verbose, twremat, &verdict = p.beside_probe] {
     if (!(portfolio.checkmate.probe_seconds > 0)) return checkmate_with_fallbacks(g, budget, o, nullptr, portfolio);
@@ -880,7 +881,8 @@ void flat_probe(Planner& p, int64_t budget) {
   SolveOptions o = p.opt;
   o.threads = p.threads;
   o.verbose = false;
-  const PortfolioOptions portfolio = probing(p);
+  const std::optional<double> twremat = twremat_time(p);
+  const PortfolioOptions portfolio = probing(p, twremat);
   o = part_of(o, p.planned, (portfolio.flat_probe_share + portfolio.flat_probe_continue_share) * p.opt.time_limit);
   try {
     p.flat_probe = flat_milp_alone(p.g, budget, o, portfolio);
@@ -888,7 +890,7 @@ void flat_probe(Planner& p, int64_t budget) {
     p.flat_probe.reset();
   }
   const bool found = p.flat_probe && p.flat_probe->has_schedule;
-  p.flat_probe_lost = !flat_probe_won(p.g, p.flat_probe, twremat_time(p));
+  p.flat_probe_lost = !flat_probe_won(p.g, p.flat_probe, twremat);
   p.rep.flat_probe = p.flat_probe_lost ? "lost" : "won";
   if (p.opt.verbose)
     std::cerr << fmt::format("planner: flat MILP probe: {} in {:.2f} s; {}\n",
