@@ -548,6 +548,7 @@ struct Planner {
                                                   : top.share(n / (n + 1));
     const bool small_too = popt.top_small_options > 0 && popt.top_small_options < popt.total_options;
     const bool beside = small_too && hilp_threads >= 2;
+    offer_flat_persistent(race, budget, root_parts, top);
     for (size_t i = 0; i < root_parts.size(); ++i) {
       const auto& p = root_parts[i];
       const Deadline mine = hilp_time.share(1.0 / static_cast<double>(root_parts.size() - i));
@@ -647,6 +648,21 @@ struct Planner {
     hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, popt.top_persistent_share * seconds);
     if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
     else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+  }
+
+  // The same over the root's flat partitioning (PlannerOptions::top_flat_persistent_share), unless
+  // the root has no other (a root too small to partition is solved flat in offer_hilp's loop).
+  void offer_flat_persistent(Race& race, int64_t budget, const std::vector<partition::Partitioning>& root_parts,
+                             const Deadline& top) {
+    if (!(popt.top_flat_persistent_share > 0 && popt.top_persistent_share > 0)) return;
+    if (tree.cluster(tree.root).nodes.size() > popt.top_flat_persistent_max_units) return;
+    for (const auto& p : root_parts)
+      if (p.partitioner == "flat") return;
+    partition::Partitioning flat;
+    flat.partitioner = "flat";
+    for (NodeId u : tree.cluster(tree.root).nodes) flat.parts.push_back({u, -1});
+    if (opt.progress) opt.progress->phase("top: hilp (flat, persistent)");
+    offer_persistent_all(race, budget, flat, popt.top_flat_persistent_share * top.left());
   }
 
   // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.

@@ -47,6 +47,15 @@ struct PlannerOptions {
   // exchange search of hilp_model.h) over every option of the menus, within this share of each
   // partitioning's time (it ends earlier where no exchange is left); 0: not.
   double top_persistent_share = 0.3;
+  // It also offers that plan over the root's flat partitioning (every unit a part of its own, no
+  // CBC), within this share of the top's time (its greedy and exchange search top_persistent_share of
+  // it); 0: not. Where the root's clusters are coarse for the graph, choices per unit reach plans that
+  // their menus cannot (transformer-100 at 50 %, hilp, 30 s: 9.83 -> 8.66 %, checkmate alone 8.61 %).
+  // Not built where its model would take more than a tenth of the share (offer_persistent_all): at
+  // 500 nodes it is not; nor above top_flat_persistent_max_units units, where that estimate's model
+  // alone would cost time (about 0.1 s at 5,000 nodes). measured: bench/results/top_flat_persistent.md
+  double top_flat_persistent_share = 0.25;
+  size_t top_flat_persistent_max_units = 500;
   double level_time_limit = 5;  // seconds per H-ILP solve below the top
   double top_time_limit = 0;    // seconds for the top level's solvers together; 0: what is left
   bool twremat_at_top = true;  // also run TW-Remat on the whole graph; the fastest plan wins
