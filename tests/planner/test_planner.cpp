@@ -121,6 +121,27 @@ void expect_close_to_flat(const Graph& g, std::optional<KnownGap> known = std::n
   EXPECT_EQ(compared, static_cast<int>(fractions.size()));
 }
 
+// The tests about the top: a small grid whose level solves no time cuts (the levels are the same
+// in every run), the top within `top_seconds`, no TW-Remat beside it, no small top model.
+planner::PlannerOptions small_grid(double top_seconds) {
+  planner::PlannerOptions po;
+  po.peak_points = 3;
+  po.max_saves = 4;
+  po.top_small_options = 0;
+  po.top_time_limit = top_seconds;
+  po.twremat_at_top = false;
+  return po;
+}
+
+// The planner's plan with its simulation (no limit that cuts the levels).
+Plan plan_simulated(const Graph& g, int64_t budget, const planner::PlannerOptions& po, planner::PlannerReport& rep) {
+  SolveOptions so;
+  so.time_limit = 300;
+  Plan p = planner::plan(g, budget, so, po, &rep);
+  if (p.has_schedule) p.sim = simulate(g, p.schedule);
+  return p;
+}
+
 }  // namespace
 
 TEST(Planner, CloseToTheFlatOptimumOnAChain) { expect_close_to_flat(hiremate::testing::small_chain(10)); }
@@ -194,20 +215,11 @@ TEST(Planner, TheTopGrowsItsOptionsWhileCbcProvesThemOptimal) {
   Graph g = generate::transformer(hiremate::testing::small_transformer(8));
   const int64_t budget = hiremate::testing::activation_budget(g, 0.5);
   auto run = [&](double growth, planner::PlannerReport& rep) {
-    SolveOptions so;
-    so.time_limit = 300;
-    planner::PlannerOptions po;
-    po.peak_points = 3;
-    po.max_saves = 4;
+    planner::PlannerOptions po = small_grid(60);
     po.total_options = 4;
-    po.top_small_options = 0;
-    po.top_time_limit = 60;
-    po.twremat_at_top = false;
     po.top_persistent_share = 0;
     po.top_options_growth = growth;
-    Plan p = planner::plan(g, budget, so, po, &rep);
-    if (p.has_schedule) p.sim = simulate(g, p.schedule);
-    return p;
+    return plan_simulated(g, budget, po, rep);
   };
   planner::PlannerReport grown, fixed;
   const Plan a = run(2, grown), b = run(1, fixed);
@@ -233,19 +245,10 @@ TEST(Planner, ThePersistentPlanOverEveryUnitBeatsCoarseMenus) {
   Graph g = generate::transformer(tp);
   const int64_t budget = hiremate::testing::activation_budget(g, 0.5);
   auto run = [&](double flat_share, planner::PlannerReport& rep) {
-    SolveOptions so;
-    so.time_limit = 300;
-    planner::PlannerOptions po;
-    po.peak_points = 3;
-    po.max_saves = 4;
-    po.top_small_options = 0;
-    po.top_time_limit = 5;
-    po.twremat_at_top = false;
+    planner::PlannerOptions po = small_grid(5);
     po.top_save_front_points = 0;
     po.top_flat_persistent_share = flat_share;  // an upper bound: its search ends where no exchange is left
-    Plan p = planner::plan(g, budget, so, po, &rep);
-    if (p.has_schedule) p.sim = simulate(g, p.schedule);
-    return p;
+    return plan_simulated(g, budget, po, rep);
   };
   planner::PlannerReport with_rep, without_rep;
   const Plan with = run(1.0, with_rep), without = run(0, without_rep);
