@@ -175,10 +175,15 @@ struct Planner {
   std::vector<partition::Partitioning> partitionings(int c) const {
     const auto& cl = tree.cluster(c);
     if (!cl.partitionings.empty()) return cl.partitionings;
+    return {flat_partitioning(c)};
+  }
+
+  // Every unit of cluster c a part of its own.
+  partition::Partitioning flat_partitioning(int c) const {
     partition::Partitioning flat;
     flat.partitioner = "flat";
-    for (NodeId u : cl.nodes) flat.parts.push_back({u, -1});
-    return {flat};
+    for (NodeId u : tree.cluster(c).nodes) flat.parts.push_back({u, -1});
+    return flat;
   }
 
   hierarchy::HilpResult run(const hierarchy::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
@@ -658,11 +663,8 @@ struct Planner {
     if (tree.cluster(tree.root).nodes.size() > popt.top_flat_persistent_max_units) return;
     for (const auto& p : root_parts)
       if (p.partitioner == "flat") return;
-    partition::Partitioning flat;
-    flat.partitioner = "flat";
-    for (NodeId u : tree.cluster(tree.root).nodes) flat.parts.push_back({u, -1});
     if (opt.progress) opt.progress->phase("top: hilp (flat, persistent)");
-    offer_persistent_all(race, budget, flat, popt.top_flat_persistent_share * top.left());
+    offer_persistent_all(race, budget, flat_partitioning(tree.root), popt.top_flat_persistent_share * top.left());
   }
 
   // One flat solve's failure (CBC ending in an error state) must not discard the plans in hand.
