@@ -207,6 +207,39 @@ TEST(Planner, IdenticalLayersAreSolvedOnce) {
   EXPECT_LT(reps[1].solved.size() * 3, reps[1].clusters);  // most clusters are copies, not solved
 }
 
+// PlannerOptions::reuse_grid_decisions: a grid point whose budgets an earlier optimal solve's plan
+// fits (or that budgets proven infeasible contain) is not solved; on a small transformer, whose
+// clusters' parts are single units (their models nest exactly), that loses nothing: the plan is as
+// fast as with every point solved, from fewer solves below the top.
+TEST(Planner, GridPointsAnEarlierSolveDecidesAreNotSolvedAgain) {
+  Graph g = generate::transformer(hiremate::testing::small_transformer(4));
+  const int64_t budget = hiremate::testing::activation_budget(g, 0.5);
+  auto run = [&](bool reuse, planner::PlannerReport& rep) {
+    planner::PlannerOptions po = small_grid(2);
+    po.peak_points = 6;
+    po.reuse_grid_decisions = reuse;
+    return plan_simulated(g, budget, po, rep);
+  };
+  planner::PlannerReport with_rep, without_rep;
+  const Plan with = run(true, with_rep), without = run(false, without_rep);
+  ASSERT_TRUE(with.has_schedule) << with.note;
+  ASSERT_TRUE(without.has_schedule) << without.note;
+  ASSERT_TRUE(with.sim.valid) << with.sim.reason;
+  EXPECT_LE(with.sim.peak, budget);
+  EXPECT_EQ(with_rep.rejected + without_rep.rejected, 0);
+  int reused = 0, reused_without = 0;
+  for (const auto& c : with_rep.solved) reused += c.reused;
+  for (const auto& c : without_rep.solved) reused_without += c.reused;
+  const int below = with_rep.hilp_solves - with_rep.top_solves;
+  const int below_without = without_rep.hilp_solves - without_rep.top_solves;
+  std::printf("  solves below the top %d -> %d (%d points decided by earlier solves), time %.6g -> %.6g\n",
+              below_without, below, reused, without.sim.time, with.sim.time);
+  EXPECT_EQ(reused_without, 0);
+  EXPECT_GT(reused, 0);
+  EXPECT_LT(below, below_without);
+  EXPECT_LE(with.sim.time, without.sim.time * (1 + 1e-9));
+}
+
 TEST(Planner, TheTopGrowsItsOptionsWhileCbcProvesThemOptimal) {
   // With 4 options in all at the top, CBC proves the top's model optimal at once; with
   // top_options_growth it is solved again with 8, 16, ... options while the quotas grow, and the

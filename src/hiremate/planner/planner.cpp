@@ -21,6 +21,7 @@
 #include "hiremate/planner/twremat_options.h"
 #include "hiremate/partition/translate.h"
 #include "hiremate/schedule/lower_bound.h"
+#include "hiremate/schedule/budget.h"
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/checkmate/model_size.h"
@@ -365,19 +366,28 @@ struct Planner {
     }
     for (const auto& p : cluster_parts) {
       ++cr.partitionings;
-      // The highest peak of the grid at which the H-ILP (without a save budget) was proven
-      // infeasible: lower peaks are not solved. Their menus keep only the options that fit them, so
-      // they are infeasible too unless the quota (select) let in an option it had left out above: a
-      // rare loss, against solves that find nothing (an 801-node random training graph at 45 %: 340
-      // of level 2's 384 solves were infeasible).
-      std::optional<int64_t> infeasible_peak;
+      // Budgets CBC proved infeasible: no point at least as tight is solved. Its menus keep only the
+      // options that fit, so it is infeasible too unless the quota (select) let in an option it had
+      // left out: a rare loss, against solves that find nothing (an 801-node random training graph at
+      // 45 %: 340 of level 2's 384 solves were infeasible). Without a save budget this always applies,
+      // with one under reuse_grid_decisions.
+      std::vector<Budget> infeasible;
+      // Optimal solves (budgets, result): a point at least as tight whose budgets their plan fits has
+      // that plan as its optimum too (reuse_grid_decisions).
+      std::vector<std::pair<Budget, hierarchy::HilpResult>> optimal;
+      auto looser = [](const Budget& a, const Budget& b) {  // whether a is at least as loose as b
+        return b.peak <= a.peak && (!a.at_loss || (b.at_loss && *b.at_loss <= *a.at_loss));
+      };
+      auto proven_infeasible = [&](const Budget& b) {
+        return std::any_of(infeasible.begin(), infeasible.end(), [&](const Budget& x) { return looser(x, b); });
+      };
       for (int i : coverage_order(popt.peak_points)) {
         int64_t peak = grid_peak(lb, ub, i);
-        if (infeasible_peak && peak <= *infeasible_peak) continue;
+        if (proven_infeasible(Budget{peak, std::nullopt})) continue;
         hierarchy::HGraph hg = hierarchy::build_hgraph(cg.graph, parts(p, fc, fd, peak));
         if (popt.save_bisection) {
           if (save_sweep(hg, peak, iface, budget_left, cg, cr, opts) == PlanStatus::Infeasible)
-            infeasible_peak = std::max(infeasible_peak.value_or(peak), peak);
+            infeasible.push_back(Budget{peak, std::nullopt});
           continue;
         }
         const int64_t step = std::max<int64_t>(1, (peak - iface) / (2 * popt.save_points));
@@ -385,13 +395,28 @@ struct Planner {
         for (int j = 0; j < popt.max_saves; ++j) {
           double limit = std::min(popt.level_time_limit, budget_left());
           if (limit <= 0.2 || (save && *save < iface)) break;
+          const Budget here{peak, save};
+          if (popt.reuse_grid_decisions) {
+            if (proven_infeasible(here)) {
+              ++cr.reused;
+              break;
+            }
+            auto same = std::find_if(optimal.begin(), optimal.end(),
+                                     [&](const auto& o) { return looser(o.first, here) && here.admits(o.second.sim); });
+            if (same != optimal.end()) {
+              ++cr.reused;
+              save = same->second.sim.bytes_at_loss - step;
+              continue;
+            }
+          }
           hierarchy::HilpResult r = run(hg, peak, save, limit, cr);
           if (!r.has_schedule) {
-            if (!save && r.status == PlanStatus::Infeasible) infeasible_peak = std::max(infeasible_peak.value_or(peak), peak);
+            if (r.status == PlanStatus::Infeasible && (!save || popt.reuse_grid_decisions)) infeasible.push_back(here);
             break;
           }
           opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
           save = r.sim.bytes_at_loss - step;
+          if (r.status == PlanStatus::Optimal && popt.reuse_grid_decisions) optimal.emplace_back(here, std::move(r));
         }
       }
     }
@@ -402,9 +427,10 @@ struct Planner {
     cr.seconds = since(t0);
     if (opt.verbose)
       std::cerr << fmt::format("planner: cluster {} ({} units, level {}): {} H-ILP solves ({} optimal, {} timed out, "
-                               "{} infeasible; largest {} vars, {} rows), {} options, {:.2f} s\n",
+                               "{} infeasible; largest {} vars, {} rows; {} grid points decided by an earlier solve), {} "
+                               "options, {:.2f} s\n",
                                c, cr.units, cr.level, cr.solves, cr.optimal, cr.timed_out, cr.infeasible, cr.max_vars,
-                               cr.max_rows, cr.options, cr.seconds);
+                               cr.max_rows, cr.reused, cr.options, cr.seconds);
     std::lock_guard<std::mutex> lock(mu);
     rep.solved.push_back(cr);
     menus[c] = std::move(m);

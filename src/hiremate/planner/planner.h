@@ -35,6 +35,11 @@ struct PlannerOptions {
   // points on average, encoder_decoder-500 at 35 % 13.44 -> 7.36 %; two threads, the encoder-decoders:
   // +1.56 on average).
   bool save_bisection = false;
+  // A grid point (peak, save) is not solved where an earlier optimal solve of the same partitioning,
+  // at budgets no tighter, has a plan that fits it (its model holds a subset of that one's options,
+  // so that plan is its optimum too, the quotas aside), nor where budgets no tighter were proven
+  // infeasible. false: every point is solved. measured: bench/results/grid_reuse.md
+  bool reuse_grid_decisions = true;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   // The top H-ILP is also solved with this many options in all (0: not): beside the full one with two
   // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).

@@ -18,6 +18,7 @@ std::vector<std::string> PlannerReport::level_lines() const {
     l.optimal += c.optimal;
     l.timed_out += c.timed_out;
     l.infeasible += c.infeasible;
+    l.reused += c.reused;
     l.max_vars = std::max(l.max_vars, c.max_vars);
     l.max_rows = std::max(l.max_rows, c.max_rows);
     l.options += c.options;
@@ -30,9 +31,10 @@ std::vector<std::string> PlannerReport::level_lines() const {
                             top.seconds, winner.empty() ? "nothing" : winner));
   for (const auto& [level, l] : levels)
     out.push_back(fmt::format("level {}: {} clusters (up to {} units), {} H-ILP solves ({} optimal, {} timed out, {} "
-                              "infeasible; largest {} vars, {} rows), {} options, {:.2f} s",
+                              "infeasible; largest {} vars, {} rows; {} grid points decided by an earlier solve), {} "
+                              "options, {:.2f} s",
                               level, count.at(level), l.units, l.solves, l.optimal, l.timed_out, l.infeasible, l.max_vars,
-                              l.max_rows, l.options, l.seconds));
+                              l.max_rows, l.reused, l.options, l.seconds));
   return out;
 }
 

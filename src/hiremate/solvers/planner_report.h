@@ -15,6 +15,7 @@ struct ClusterReport {
   int partitionings = 0;
   int solves = 0;       // H-ILP solves
   int optimal = 0, timed_out = 0, infeasible = 0;  // their statuses
+  int reused = 0;       // grid points not solved: an optimal plan of looser budgets fits them, or looser ones were infeasible
   size_t max_vars = 0, max_rows = 0;               // the largest H-ILP solved
   int options = 0;      // options kept (baselines included)
   double seconds = 0;
