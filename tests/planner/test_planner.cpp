@@ -142,6 +142,17 @@ Plan plan_simulated(const Graph& g, int64_t budget, const planner::PlannerOption
   return p;
 }
 
+// The checks every A/B of two planner runs starts with: both have a plan, the first (the variant the
+// test is about) is valid and under budget, and the simulator refused nothing in either run.
+void expect_both_planned(const Plan& a, const Plan& b, const planner::PlannerReport& ra,
+                         const planner::PlannerReport& rb, int64_t budget) {
+  ASSERT_TRUE(a.has_schedule) << a.note;
+  ASSERT_TRUE(b.has_schedule) << b.note;
+  ASSERT_TRUE(a.sim.valid) << a.sim.reason;
+  EXPECT_LE(a.sim.peak, budget);
+  EXPECT_EQ(ra.rejected + rb.rejected, 0);
+}
+
 }  // namespace
 
 TEST(Planner, CloseToTheFlatOptimumOnAChain) { expect_close_to_flat(hiremate::testing::small_chain(10)); }
@@ -222,11 +233,7 @@ TEST(Planner, GridPointsAnEarlierSolveDecidesAreNotSolvedAgain) {
   };
   planner::PlannerReport with_rep, without_rep;
   const Plan with = run(true, with_rep), without = run(false, without_rep);
-  ASSERT_TRUE(with.has_schedule) << with.note;
-  ASSERT_TRUE(without.has_schedule) << without.note;
-  ASSERT_TRUE(with.sim.valid) << with.sim.reason;
-  EXPECT_LE(with.sim.peak, budget);
-  EXPECT_EQ(with_rep.rejected + without_rep.rejected, 0);
+  ASSERT_NO_FATAL_FAILURE(expect_both_planned(with, without, with_rep, without_rep, budget));
   int reused = 0, reused_without = 0;
   for (const auto& c : with_rep.solved) reused += c.reused;
   for (const auto& c : without_rep.solved) reused_without += c.reused;
@@ -256,11 +263,7 @@ TEST(Planner, TheTopGrowsItsOptionsWhileCbcProvesThemOptimal) {
   };
   planner::PlannerReport grown, fixed;
   const Plan a = run(2, grown), b = run(1, fixed);
-  ASSERT_TRUE(a.has_schedule) << a.note;
-  ASSERT_TRUE(b.has_schedule) << b.note;
-  EXPECT_EQ(grown.rejected + fixed.rejected, 0);
-  ASSERT_TRUE(a.sim.valid) << a.sim.reason;
-  EXPECT_LE(a.sim.peak, budget);
+  ASSERT_NO_FATAL_FAILURE(expect_both_planned(a, b, grown, fixed, budget));
   EXPECT_EQ(fixed.top_solves, 1);
   EXPECT_GT(grown.top_solves, 1);
   EXPECT_LE(a.sim.time, b.sim.time * (1 + 1e-9));
@@ -285,11 +288,7 @@ TEST(Planner, ThePersistentPlanOverEveryUnitBeatsCoarseMenus) {
   };
   planner::PlannerReport with_rep, without_rep;
   const Plan with = run(1.0, with_rep), without = run(0, without_rep);
-  ASSERT_TRUE(with.has_schedule) << with.note;
-  ASSERT_TRUE(without.has_schedule) << without.note;
-  ASSERT_TRUE(with.sim.valid) << with.sim.reason;
-  EXPECT_LE(with.sim.peak, budget);
-  EXPECT_EQ(with_rep.rejected + without_rep.rejected, 0);
+  ASSERT_NO_FATAL_FAILURE(expect_both_planned(with, without, with_rep, without_rep, budget));
   const double base = baseline(g).time;
   std::printf("  without %.3f %% (%s), with %.3f %% (%s)\n", overhead_points(without, base), without_rep.winner.c_str(),
               overhead_points(with, base), with_rep.winner.c_str());
