@@ -382,3 +382,47 @@ TEST(HilpPersistent, DropsOutputsWhereHoldingTheInterfacesDoesNotFit) {
               100 * (p.sim.time / b.time - 1), 100 * (p.model_time / b.time - 1),
               most_runs_of_one_forward(t.g, forward_half));
 }
+
+// A solution of one H-ILP is a start of another over the same parts (HilpOptions::start): the top's
+// model with more options per part holds the smaller model's plan, so its result is never slower,
+// even when CBC has almost no time; a start naming a choice the model lacks is not held. Four
+// quarters, autograd's option each, against the same quarters with recompute_all's beside it.
+TEST(HilpModel, AModelWithMoreOptionsHoldsTheSmallerModelsPlanAsItsStart) {
+  ChainInParts small(4, false), large(4, true);
+  const Baseline b = baseline(small.g);
+  int held = 0, refused = 0;
+  for (double f : {0.8, 0.65, 0.5}) {
+    const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
+    SCOPED_TRACE("budget " + std::to_string(budget));
+    hierarchy::HilpOptions ho;
+    ho.time_limit = 60;
+    hierarchy::HilpResult s = hierarchy::solve_hilp(small.h, budget, ho);
+    if (!s.has_schedule) continue;
+    ASSERT_TRUE(s.solution);
+    EXPECT_FALSE(s.start_held);  // none given
+    hierarchy::HilpOptions from = ho;
+    from.start = s.solution;
+    from.time_limit = 0.01;  // CBC's least: the start is what the result can rely on
+    hierarchy::HilpResult l = hierarchy::solve_hilp(large.h, budget, from);
+    EXPECT_TRUE(l.start_held);
+    ASSERT_TRUE(l.has_schedule) << l.note;
+    EXPECT_TRUE(l.sim.valid) << l.sim.reason;
+    EXPECT_LE(l.sim.peak, budget);
+    EXPECT_LE(l.model_time, s.model_time * (1 + 1e-9));
+    held += l.start_held;
+    // A start naming a choice the model lacks is not held; the model is solved as without it.
+    auto other = std::make_shared<hierarchy::HilpSolution>(*s.solution);
+    ASSERT_FALSE(other->runs.empty());
+    other->runs.back().choice += " of another option";
+    from.start = other;
+    from.time_limit = 60;
+    hierarchy::HilpResult back = hierarchy::solve_hilp(small.h, budget, from);
+    EXPECT_FALSE(back.start_held);
+    ASSERT_EQ(back.status, PlanStatus::Optimal) << back.note;
+    EXPECT_NEAR(back.model_time, s.model_time, 1e-9 * s.model_time);
+    refused += !back.start_held;
+  }
+  std::printf("  %d starts held by the larger model, %d naming another option refused\n", held, refused);
+  EXPECT_GE(held, 2);
+  EXPECT_EQ(refused, held);
+}

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <numeric>
+#include <string>
 
 #include "hiremate/common/error.h"
 #include "hiremate/milp/solve.h"
@@ -799,6 +801,69 @@ void extract(const HilpModel& m, const std::vector<double>& x, int64_t budget, s
   out.has_schedule = true;
 }
 
+// What choice c of HCN t runs and keeps, in host ids (HilpSolution's names): equal in two models over
+// the same parts exactly where the choices are the same option. Two options can share a forward half
+// and differ in their backward's, so a keeping forward's names the backward choices that consume it,
+// and a backward's the forward choice it consumes.
+std::string own_signature(const HChoice& c) {
+  std::string s = fmt::format("{}|{}|{}|{}|", c.keeps, c.kept, c.overhead, c.time);
+  for (const Op& op : c.ops) s += fmt::format("{}:{}:{},", static_cast<int>(op.kind), op.node, op.keep_phantoms);
+  return s;
+}
+
+std::string signature(const HGraph& h, int t, size_t c) {
+  const HNode& n = h.nodes[t];
+  std::string s = own_signature(n.choices[c]);
+  if (n.pair >= 0 && n.kind == ComputeKind::Forward) {
+    for (const HChoice& b : h.nodes[n.pair].choices)
+      if (b.tie == static_cast<int>(c)) s += ">" + own_signature(b);
+  } else if (n.pair >= 0 && n.choices[c].tie >= 0) {
+    s += "<" + signature(h, n.pair, static_cast<size_t>(n.choices[c].tie));
+  }
+  return s;
+}
+
+std::shared_ptr<const HilpSolution> record(const HilpModel& m, const std::vector<double>& x) {
+  auto out = std::make_shared<HilpSolution>();
+  for (int t = 0; t < m.lv.T; ++t) {
+    for (int k = 0; k <= t; ++k) {
+      for (size_t c = 0; c < m.R[t][k].size(); ++c)
+        if (m.R[t][k][c] != kAbsent && x[m.R[t][k][c]] > 0.5) out->runs.push_back({t, k, signature(m.h, k, c)});
+      for (size_t c = 0; c < m.PH[t][k].size(); ++c)
+        if (m.PH[t][k][c] != kAbsent && x[m.PH[t][k][c]] > 0.5) out->kept.push_back({t, k, signature(m.h, k, c)});
+    }
+    for (const auto& [d, var] : m.S[t])
+      if (x[var] > 0.5) out->resident.emplace_back(t, d);
+  }
+  return out;
+}
+
+// `s` as a solution of m (its FREE and U completed from the rest), or empty where m lacks one of
+// the choices it runs or keeps.
+std::vector<double> translate(const HilpModel& m, const HilpSolution& s) {
+  std::vector<std::vector<std::string>> sig(m.h.nodes.size());  // of the HCNs s names, made once each
+  std::vector<double> x(m.model.num_vars(), 0.0);
+  auto var = [&](const std::vector<std::vector<std::vector<milp::Var>>>& table, const HilpSolution::Pick& p) {
+    if (p.stage >= m.lv.T || p.hcn > p.stage) return kAbsent;
+    auto& names = sig[p.hcn];
+    if (names.empty())
+      for (size_t c = 0; c < m.h.nodes[p.hcn].choices.size(); ++c) names.push_back(signature(m.h, p.hcn, c));
+    const auto c = static_cast<size_t>(std::find(names.begin(), names.end(), p.choice) - names.begin());
+    return c < table[p.stage][p.hcn].size() ? table[p.stage][p.hcn][c] : kAbsent;
+  };
+  for (const auto* picks : {&s.runs, &s.kept})
+    for (const auto& p : *picks) {
+      const milp::Var v = var(picks == &s.runs ? m.R : m.PH, p);
+      if (v == kAbsent) return {};
+      x[v] = 1;
+    }
+  for (const auto& [t, d] : s.resident)
+    if (const milp::Var v = m.s(t, d); v != kAbsent) x[v] = 1;
+  m.free_values(x);
+  m.memory_values(x);
+  return x;
+}
+
 std::string below_sources(int64_t budget, const Levels& lv) {
   return fmt::format("the budget ({} bytes) is below the sources ({} bytes)", budget, lv.sources);
 }
@@ -871,7 +936,10 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
     return out;
   }
   extract(m, x, budget, save_budget, out);
-  if (out.has_schedule) out.status = PlanStatus::Feasible;
+  if (out.has_schedule) {
+    out.status = PlanStatus::Feasible;
+    out.solution = record(m, x);
+  }
   return out;
 }
 
@@ -899,6 +967,10 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
     recompute = m.fitting_recompute_start(opt.recompute_start_share * opt.time_limit);
     if (opt.recompute_start) x0 = recompute;
   }
+  std::vector<double> given = opt.start ? translate(m, *opt.start) : std::vector<double>{};
+  if (!m.fits(given)) given.clear();
+  out.start_held = !given.empty();
+  if (!given.empty() && (!m.fits(x0) || m.model.objective_value(given) < m.model.objective_value(x0))) x0 = given;
   if (m.fits(x0)) {
     std::vector<std::pair<milp::Var, double>> values;
     for (size_t v = 0; v < x0.size(); ++v)
@@ -949,10 +1021,14 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   if (res.status != milp::Status::Optimal) {
     faster(m.fitting_start(), "the persistent schedule of the fastest choices that fit");
     faster(std::move(recompute), "the schedule recomputing parts in their backward's stage");
+    faster(std::move(given), "the start given");
     if (solution.empty()) return finish();
   }
   extract(m, solution, budget, opt.save_budget, out);
-  if (out.has_schedule) out.status = res.status == milp::Status::Optimal ? PlanStatus::Optimal : PlanStatus::TimedOut;
+  if (out.has_schedule) {
+    out.status = res.status == milp::Status::Optimal ? PlanStatus::Optimal : PlanStatus::TimedOut;
+    out.solution = record(m, solution);
+  }
   return finish();
 }
 

@@ -23,14 +23,31 @@
 // is coarsened and every size rounded up, the budget down (still conservative).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hiremate/schedule/simulate.h"
 #include "hiremate/hierarchy/hgraph.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::hierarchy {
+
+// A solution of one H-ILP in terms another H-ILP over the same parts (the same HCNs and HANs, other
+// choices: a model with larger option quotas) can read: what each stage runs and keeps resident,
+// choices named by what they run and keep. A model whose choices include the ones named holds it,
+// so it is a start there that the model's optimum is never slower than.
+struct HilpSolution {
+  struct Pick {
+    int stage, hcn;
+    std::string choice;  // the choice's signature (hilp_model.cpp)
+  };
+  std::vector<Pick> runs;  // R = 1
+  std::vector<Pick> kept;  // PH = 1: what the choice kept is resident on entry to the stage
+  std::vector<std::pair<int, NodeId>> resident;  // S = 1: (stage, data)
+};
 
 struct HilpOptions {
   double time_limit = 10;  // seconds, for CBC
@@ -45,6 +62,10 @@ struct HilpOptions {
   // it made CBC's plans slower in 3 of 4 cells (measured: bench/results/recompute_parts.md).
   bool recompute_start = false;
   double recompute_start_share = 0.05;
+  // Another model's solution over the same parts (HilpSolution): CBC's start where this model holds
+  // it and it is faster than the autograd-like start, and the plan where CBC ends with none or a
+  // slower one. The top's models with more options start from the last one's plan.
+  std::shared_ptr<const HilpSolution> start;
 };
 
 struct HilpResult {
@@ -62,6 +83,11 @@ struct HilpResult {
   double seconds = 0;
   // Schedules the simulator refused (over budget or invalid): a model bug, counted, never returned.
   int rejected = 0;
+  // The model's solution behind `schedule` (another model's HilpOptions::start).
+  std::shared_ptr<const HilpSolution> solution;
+  // HilpOptions::start was a solution of this model (it holds every choice the start names, and the
+  // start fits its rows).
+  bool start_held = false;
 };
 
 // Solves the H-ILP with a peak budget in host bytes (sources included) and returns the extracted,

@@ -65,6 +65,12 @@ std::vector<Option> select(const std::vector<Option>& menu, int64_t budget, size
   return hierarchy::select_options(std::move(fit), quota);
 }
 
+// A top model's plan as the start of the next one over the same partitioning (HilpOptions::start).
+struct TopStart {
+  std::shared_ptr<const hierarchy::HilpSolution> solution;
+  double time = 0;  // the model's time of it (HilpResult::model_time)
+};
+
 struct Planner {
   const Graph& g;
   const SolveOptions& opt;
@@ -188,7 +194,8 @@ struct Planner {
   }
 
   hierarchy::HilpResult run(const hierarchy::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
-                       ClusterReport& cr, int cbc_threads = 0) {
+                            ClusterReport& cr, int cbc_threads = 0,
+                            std::shared_ptr<const hierarchy::HilpSolution> start = nullptr) {
     // A model that would take longer to build than the solve may last is not built
     // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
     // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
@@ -214,6 +221,7 @@ struct Planner {
     ho.threads = cbc_threads > 0 ? cbc_threads : hilp_threads;
     ho.verbose = opt.verbose;
     ho.save_budget = save;
+    ho.start = std::move(start);
     // A CBC that ignores its limit is killed before the caller's limit (PortfolioOptions::hard_stop_share).
     ho.grace_seconds = std::max(0.05, portfolio.hard_stop_share * opt.time_limit - run_deadline.elapsed() - limit);
     hierarchy::HilpResult r = hierarchy::solve_hilp(hg, budget, ho);
@@ -372,9 +380,10 @@ struct Planner {
       // 45 %: 340 of level 2's 384 solves were infeasible). Without a save budget this always applies,
       // with one under reuse_grid_decisions.
       std::vector<Budget> infeasible;
-      // Optimal solves (budgets, result): a point at least as tight whose budgets their plan fits has
-      // that plan as its optimum too (reuse_grid_decisions).
-      std::vector<std::pair<Budget, hierarchy::HilpResult>> optimal;
+      // Optimal solves (their grid point's budgets, their plan's own peak and bytes at the loss): a
+      // point at least as tight whose budgets the plan fits has that plan as its optimum too
+      // (reuse_grid_decisions).
+      std::vector<std::pair<Budget, Budget>> optimal;
       auto looser = [](const Budget& a, const Budget& b) {  // whether a is at least as loose as b
         return b.peak <= a.peak && (!a.at_loss || (b.at_loss && *b.at_loss <= *a.at_loss));
       };
@@ -401,11 +410,12 @@ struct Planner {
               ++cr.reused;
               break;
             }
-            auto same = std::find_if(optimal.begin(), optimal.end(),
-                                     [&](const auto& o) { return looser(o.first, here) && here.admits(o.second.sim); });
+            auto same = std::find_if(optimal.begin(), optimal.end(), [&](const auto& o) {
+              return looser(o.first, here) && here.admits(o.second.peak, *o.second.at_loss);
+            });
             if (same != optimal.end()) {
               ++cr.reused;
-              save = same->second.sim.bytes_at_loss - step;
+              save = *same->second.at_loss - step;
               continue;
             }
           }
@@ -416,7 +426,8 @@ struct Planner {
           }
           opts.push_back(hierarchy::make_option(cg, r.schedule, "hilp", peak));
           save = r.sim.bytes_at_loss - step;
-          if (r.status == PlanStatus::Optimal && popt.reuse_grid_decisions) optimal.emplace_back(here, std::move(r));
+          if (r.status == PlanStatus::Optimal && popt.reuse_grid_decisions)
+            optimal.emplace_back(here, Budget{r.sim.peak, r.sim.bytes_at_loss});
         }
       }
     }
@@ -591,17 +602,24 @@ struct Planner {
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
-      if (popt.top_persistent_share > 0) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
+      // Each model starts from the fastest plan of the models before it that it holds (the persistent
+      // one over every option, the small model's, the last grown one's).
+      std::optional<TopStart> best;
+      if (popt.top_persistent_share > 0) best = offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
+      auto start = [&best] { return best ? best->solution : nullptr; };
       auto solve_parts = [&, budget](std::vector<hierarchy::HPart> ps, double limit, ClusterReport& cr,
-                                     int cbc_threads) {
+                                     int cbc_threads, std::shared_ptr<const hierarchy::HilpSolution> from) {
         hierarchy::HGraph hg = hierarchy::build_hgraph(g, std::move(ps));
-        return run(hg, budget, opt.save_budget, limit, cr, cbc_threads);
+        return run(hg, budget, opt.save_budget, limit, cr, cbc_threads, std::move(from));
       };
-      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads) {
-        return solve_parts(parts(p, id, id, budget, total), limit, cr, cbc_threads);
+      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads,
+                               std::shared_ptr<const hierarchy::HilpSolution> from) {
+        return solve_parts(parts(p, id, id, budget, total), limit, cr, cbc_threads, std::move(from));
       };
       auto take = [&](hierarchy::HilpResult r, const std::string& name) {
         ++rep.top_solves;
+        if (r.has_schedule && r.solution && (!best || r.model_time < best->time))
+          best = TopStart{r.solution, r.model_time};
         if (r.has_schedule) offer(race, budget, std::move(r.schedule), name, std::nullopt);
         else race.notes.push_back(fmt::format("{}: {}{}", name, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
       };
@@ -609,9 +627,12 @@ struct Planner {
       std::future<hierarchy::HilpResult> small;
       if (beside) {
         const double limit = std::min(top.left(), mine.left());
-        small = pool.run([&solve, this, limit, &small_cr] { return solve(popt.top_small_options, limit, small_cr, 1); });
+        small = pool.run([&solve, this, limit, &small_cr, from = start()] {
+          return solve(popt.top_small_options, limit, small_cr, 1, from);
+        });
       } else if (small_too) {
-        take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0),
+        take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0,
+                   start()),
              who_small);
       }
       // The full model; where CBC proves it optimal with time left, again with top_options_growth
@@ -639,7 +660,8 @@ struct Planner {
             // One thread less while the small model runs beside; every thread once it has ended.
             const bool small_running =
                 small.valid() && small.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-            hierarchy::HilpResult r = solve_parts(std::move(ps), limit, rep.top, small_running ? hilp_threads - 1 : 0);
+            hierarchy::HilpResult r =
+                solve_parts(std::move(ps), limit, rep.top, small_running ? hilp_threads - 1 : 0, start());
             const bool settled = r.status == PlanStatus::Optimal;
             take(std::move(r), total == popt.total_options
                                    ? who
@@ -668,17 +690,24 @@ struct Planner {
   // (1,211-node transformer at 25 %, 30 s: 10.05 % against 11.81 %; bench/results/option_selection.md).
   // Not where building its model would take more than a tenth of `seconds`; its greedy passes and
   // exchange search get PlannerOptions::top_persistent_share of them.
-  void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
+  // Returns its plan's solution and time (the top's models start from it where they hold it).
+  std::optional<TopStart> offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p,
+                                               double seconds) {
     auto id = [](NodeId x) { return x; };
     const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
     hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, kEveryOption));
     if (estimated_build_seconds(hg) > 0.1 * seconds) {
       race.notes.push_back(who + ": not built, its model too large for the time left");
-      return;
+      return std::nullopt;
     }
     hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, popt.top_persistent_share * seconds);
-    if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
-    else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+    if (!r.has_schedule) {
+      race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
+      return std::nullopt;
+    }
+    TopStart mine{r.solution, r.model_time};
+    offer(race, budget, std::move(r.schedule), who, std::nullopt);
+    return mine;
   }
 
   // The same over the root's flat partitioning (PlannerOptions::top_flat_persistent_share), unless
