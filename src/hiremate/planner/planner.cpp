@@ -602,10 +602,12 @@ struct Planner {
         continue;
       }
       if (opt.progress) opt.progress->phase("top: " + who);
-      // Each model starts from the fastest plan of the models before it that it holds (the persistent
-      // one over every option, the small model's, the last grown one's).
+      if (popt.top_persistent_share > 0) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
+      // Each CBC model starts from the fastest plan of the CBC models before it, where it holds it (the
+      // small model's before the full one with one thread, the last grown one's). Not from the
+      // persistent plan: from a greedy incumbent CBC can settle worse than from none (hilp_model.cpp's
+      // starts; encoder_decoder-1200 at 25 %: 12.65 % against 11.84 %, bench/results/top_start.md).
       std::optional<TopStart> best;
-      if (popt.top_persistent_share > 0) best = offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
       auto start = [&best] { return best ? best->solution : nullptr; };
       auto solve_parts = [&, budget](std::vector<hierarchy::HPart> ps, double limit, ClusterReport& cr,
                                      int cbc_threads, std::shared_ptr<const hierarchy::HilpSolution> from) {
@@ -690,24 +692,17 @@ struct Planner {
   // (1,211-node transformer at 25 %, 30 s: 10.05 % against 11.81 %; bench/results/option_selection.md).
   // Not where building its model would take more than a tenth of `seconds`; its greedy passes and
   // exchange search get PlannerOptions::top_persistent_share of them.
-  // Returns its plan's solution and time (the top's models start from it where they hold it).
-  std::optional<TopStart> offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p,
-                                               double seconds) {
+  void offer_persistent_all(Race& race, int64_t budget, const partition::Partitioning& p, double seconds) {
     auto id = [](NodeId x) { return x; };
     const std::string who = fmt::format("hilp ({}, {} parts, every option, persistent)", p.partitioner, p.parts.size());
     hierarchy::HGraph hg = hierarchy::build_hgraph(g, parts(p, id, id, budget, kEveryOption));
     if (estimated_build_seconds(hg) > 0.1 * seconds) {
       race.notes.push_back(who + ": not built, its model too large for the time left");
-      return std::nullopt;
+      return;
     }
     hierarchy::HilpResult r = hierarchy::persistent_hilp(hg, budget, opt.save_budget, popt.top_persistent_share * seconds);
-    if (!r.has_schedule) {
-      race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
-      return std::nullopt;
-    }
-    TopStart mine{r.solution, r.model_time};
-    offer(race, budget, std::move(r.schedule), who, std::nullopt);
-    return mine;
+    if (r.has_schedule) offer(race, budget, std::move(r.schedule), who, std::nullopt);
+    else race.notes.push_back(fmt::format("{}: {}{}", who, to_string(r.status), r.note.empty() ? "" : " (" + r.note + ")"));
   }
 
   // The same over the root's flat partitioning (PlannerOptions::top_flat_persistent_share), unless
