@@ -603,8 +603,8 @@ struct Planner {
       }
       if (opt.progress) opt.progress->phase("top: " + who);
       if (popt.top_persistent_share > 0) offer_persistent_all(race, budget, p, std::min(top.left(), mine.left()));
-      // Each CBC model starts from the fastest plan of the CBC models before it, where it holds it (the
-      // small model's before the full one with one thread, the last grown one's). Not from the
+      // Each full or grown CBC model starts from the fastest plan of the CBC models before it, where it
+      // holds it (the small model's with one thread, the last grown one's). Not from the
       // persistent plan: from a greedy incumbent CBC can settle worse than from none (hilp_model.cpp's
       // starts; encoder_decoder-1200 at 25 %: 12.65 % against 11.84 %, bench/results/top_start.md).
       std::optional<TopStart> best;
@@ -629,12 +629,11 @@ struct Planner {
       std::future<hierarchy::HilpResult> small;
       if (beside) {
         const double limit = std::min(top.left(), mine.left());
-        small = pool.run([&solve, this, limit, &small_cr, from = start()] {
-          return solve(popt.top_small_options, limit, small_cr, 1, from);
-        });
+        small = pool.run(
+            [&solve, this, limit, &small_cr] { return solve(popt.top_small_options, limit, small_cr, 1, nullptr); });
       } else if (small_too) {
         take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0,
-                   start()),
+                   nullptr),
              who_small);
       }
       // The full model; where CBC proves it optimal with time left, again with top_options_growth

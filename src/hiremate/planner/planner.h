@@ -42,9 +42,13 @@ struct PlannerOptions {
   bool reuse_grid_decisions = true;
   int total_options = 100;     // options handed to a parent, shared by size (§4.3)
   // The top H-ILP is also solved with this many options in all (0: not): beside the full one with two
-  // threads or more, else first, for top_small_share of the time; the faster plan wins (offer_hilp).
+  // threads or more, else first, for top_small_share of the time, the full one then starting from its
+  // plan; the faster plan wins (offer_hilp). Half rather than a third: unet-100 at 25 % with one thread
+  // needs 3-4 s of CBC for the small model's plan (56.61 %, else 108.25 %): hiremate, 30 s, 1 thread,
+  // found it in 4 of 4 runs with half, 2 of 4 with a third, the other 13 rows at 100 / 500 nodes equal
+  // (bench/results/top_model_start.md).
   int top_small_options = 25;
-  double top_small_share = 1.0 / 3;
+  double top_small_share = 0.5;
   // Where CBC proves the full top model optimal with time left, the top is solved again with this
   // many times the options (repeatedly, while CBC proves each optimal and the quotas grow); 1: never.
   double top_options_growth = 2;
