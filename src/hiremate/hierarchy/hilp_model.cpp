@@ -936,10 +936,7 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
     return out;
   }
   extract(m, x, budget, save_budget, out);
-  if (out.has_schedule) {
-    out.status = PlanStatus::Feasible;
-    out.solution = record(m, x);
-  }
+  if (out.has_schedule) out.status = PlanStatus::Feasible;
   return out;
 }
 

@@ -83,7 +83,7 @@ struct HilpResult {
   double seconds = 0;
   // Schedules the simulator refused (over budget or invalid): a model bug, counted, never returned.
   int rejected = 0;
-  // The model's solution behind `schedule` (another model's HilpOptions::start).
+  // solve_hilp's: the model's solution behind `schedule` (another model's HilpOptions::start).
   std::shared_ptr<const HilpSolution> solution;
   // HilpOptions::start was a solution of this model (it holds every choice the start names, and the
   // start fits its rows).
