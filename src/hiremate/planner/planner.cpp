@@ -614,9 +614,9 @@ struct Planner {
         hierarchy::HGraph hg = hierarchy::build_hgraph(g, std::move(ps));
         return run(hg, budget, opt.save_budget, limit, cr, cbc_threads, std::move(from));
       };
-      auto solve = [&, budget](int total, double limit, ClusterReport& cr, int cbc_threads,
-                               std::shared_ptr<const hierarchy::HilpSolution> from) {
-        return solve_parts(parts(p, id, id, budget, total), limit, cr, cbc_threads, std::move(from));
+      // The small model, from nothing: no CBC model of this partitioning comes before it.
+      auto solve_small = [&, budget](double limit, ClusterReport& cr, int cbc_threads) {
+        return solve_parts(parts(p, id, id, budget, popt.top_small_options), limit, cr, cbc_threads, nullptr);
       };
       auto take = [&](hierarchy::HilpResult r, const std::string& name) {
         ++rep.top_solves;
@@ -629,18 +629,15 @@ struct Planner {
       std::future<hierarchy::HilpResult> small;
       if (beside) {
         const double limit = std::min(top.left(), mine.left());
-        small = pool.run(
-            [&solve, this, limit, &small_cr] { return solve(popt.top_small_options, limit, small_cr, 1, nullptr); });
+        small = pool.run([&solve_small, limit, &small_cr] { return solve_small(limit, small_cr, 1); });
       } else if (small_too) {
-        take(solve(popt.top_small_options, std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0,
-                   nullptr),
-             who_small);
+        take(solve_small(std::min(top.left(), mine.left() * popt.top_small_share), small_cr, 0), who_small);
       }
       // The full model; where CBC proves it optimal with time left, again with top_options_growth
       // times the options (the time is the top's; nothing else would use it), until CBC is cut or
       // the quotas hold every option. select_options adds options one at a time whatever the quota,
       // so each model's options are a superset of the last one's, and the race keeps the best plan.
-      // The small model's thread reads this frame (solve, small_cr): it is waited for before any
+      // The small model's thread reads this frame (solve_small, small_cr): it is waited for before any
       // failure of the full one leaves it.
       std::exception_ptr failure;
       try {
