@@ -11,6 +11,7 @@
 #include <string>
 
 #include "hiremate/common/error.h"
+#include "hiremate/milp/neighbourhood_search.h"
 #include "hiremate/milp/solve.h"
 #include "hiremate/schedule/prune.h"
 #include "hiremate/stage_milp/stage_vars.h"
@@ -940,6 +941,32 @@ HilpResult persistent_hilp(const HGraph& h, int64_t budget, std::optional<int64_
   return out;
 }
 
+namespace {
+
+// HilpOptions::neighbourhood_share's groups: per forward part, in stage order, every choice it runs
+// or keeps in any stage and every choice of its backward.
+std::vector<std::vector<milp::Var>> neighbourhood_groups(const HilpModel& m) {
+  std::vector<std::vector<milp::Var>> groups;
+  const int T = m.lv.T;
+  auto add = [&](std::vector<milp::Var>& group, const std::vector<std::vector<std::vector<milp::Var>>>& table, int k) {
+    for (int t = 0; t < T; ++t)
+      if (static_cast<size_t>(k) < table[t].size())
+        for (milp::Var v : table[t][k])
+          if (v != kAbsent) group.push_back(v);
+  };
+  for (int k = 0; k < T; ++k) {
+    if (m.h.nodes[k].kind != ComputeKind::Forward) continue;
+    std::vector<milp::Var> group;
+    add(group, m.R, k);
+    add(group, m.PH, k);
+    if (m.h.nodes[k].pair >= 0) add(group, m.R, m.h.nodes[k].pair);
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+}  // namespace
+
 HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   auto start = std::chrono::steady_clock::now();
   const Graph& g = *h.host;
@@ -980,13 +1007,20 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   for (double c : m.model.objective()) integral &= c == std::floor(c);
   milp::Options mo;
   double built = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  mo.time_limit = std::max(0.1, opt.time_limit - built);
+  const double neighbourhood = std::clamp(opt.neighbourhood_share, 0.0, 1.0);
+  mo.time_limit = std::max(0.1, (opt.time_limit - built) * (1 - neighbourhood));
   mo.threads = opt.threads;
   mo.grace_seconds = opt.grace_seconds;
   mo.relative_gap = integral ? 0 : 1e-9;
   mo.absolute_gap = integral ? 0.999 : 0;
   mo.log = false;
-  milp::Result res = milp::solve(m.model, mo);
+  milp::Result res;
+  if (neighbourhood < 1) {
+    res = milp::solve(m.model, mo);
+  } else {
+    res.status = milp::Status::TimeLimitNoSolution;
+    res.note = "no search of the whole model (the neighbourhood search has the limit)";
+  }
   if (std::isfinite(res.bound)) out.bound = res.bound;
   auto finish = [&] {
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -1010,7 +1044,8 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
   };
   if (!milp::has_solution(res.status)) {
     out.status = PlanStatus::TimedOut;
-    out.note = fmt::format("CBC: {}{}", milp::to_string(res.status), res.note.empty() ? "" : "; " + res.note);
+    out.note = neighbourhood >= 1 ? res.note
+                                  : fmt::format("CBC: {}{}", milp::to_string(res.status), res.note.empty() ? "" : "; " + res.note);
     solution.clear();
   } else if (res.status != milp::Status::Optimal) {
     out.note = std::isfinite(res.gap) ? fmt::format("time limit: gap {:.2f} %", 100 * res.gap) : "time limit: no bound";
@@ -1020,6 +1055,21 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
     faster(std::move(recompute), "the schedule recomputing parts in their backward's stage");
     faster(std::move(given), "the start given");
     if (solution.empty()) return finish();
+    if (neighbourhood > 0 && m.fits(solution)) {
+      milp::NeighbourhoodOptions no;
+      no.round_seconds = opt.neighbourhood_round_seconds;
+      no.solve = mo;
+      const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(opt.time_limit));
+      milp::NeighbourhoodResult nr = milp::neighbourhood_search(m.model, solution, neighbourhood_groups(m), until, no);
+      if (nr.improvements > 0) {
+        solution = std::move(nr.x);
+        out.note += fmt::format("; neighbourhood search: {} of {} windows faster, up to {} parts", nr.improvements,
+                                nr.rounds, nr.width);
+      } else if (nr.rounds > 0) {
+        out.note += fmt::format("; neighbourhood search: none of {} windows faster", nr.rounds);
+      }
+    }
   }
   extract(m, solution, budget, opt.save_budget, out);
   if (out.has_schedule) {

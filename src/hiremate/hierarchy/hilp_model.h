@@ -66,6 +66,13 @@ struct HilpOptions {
   // it and it is faster than the autograd-like start, and the plan where CBC ends with none or a
   // slower one. The top's models with more options start from the last one's plan.
   std::shared_ptr<const HilpSolution> start;
+  // The share of the limit that CBC's search of the whole model leaves to a large neighbourhood
+  // search from its plan (milp/neighbourhood_search.h), where it ends without a proof: windows of
+  // consecutive forward parts, each with its backward, re-decided with every other part's choices
+  // fixed, each window within neighbourhood_round_seconds. 0: none; 1: no search of the whole
+  // model, the neighbourhood search from the start given or the constructive plans.
+  double neighbourhood_share = 0;
+  double neighbourhood_round_seconds = 1;
 };
 
 struct HilpResult {

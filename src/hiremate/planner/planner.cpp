@@ -195,7 +195,7 @@ struct Planner {
 
   hierarchy::HilpResult run(const hierarchy::HGraph& hg, int64_t budget, std::optional<int64_t> save, double limit,
                             ClusterReport& cr, int cbc_threads = 0,
-                            std::shared_ptr<const hierarchy::HilpSolution> start = nullptr) {
+                            std::shared_ptr<const hierarchy::HilpSolution> start = nullptr, double neighbourhood_share = 0) {
     // A model that would take longer to build than the solve may last is not built
     // (measured: bench/results/time_shares.md#planner-hilp-build-speed).
     // Nor one past checkmate's memory cap (about 1 KiB per variable between the model and CBC).
@@ -222,6 +222,7 @@ struct Planner {
     ho.verbose = opt.verbose;
     ho.save_budget = save;
     ho.start = std::move(start);
+    ho.neighbourhood_share = neighbourhood_share;
     // A CBC that ignores its limit is killed before the caller's limit (PortfolioOptions::hard_stop_share).
     ho.grace_seconds = std::max(0.05, portfolio.hard_stop_share * opt.time_limit - run_deadline.elapsed() - limit);
     hierarchy::HilpResult r = hierarchy::solve_hilp(hg, budget, ho);
@@ -612,7 +613,7 @@ struct Planner {
       auto solve_parts = [&, budget](std::vector<hierarchy::HPart> ps, double limit, ClusterReport& cr,
                                      int cbc_threads, std::shared_ptr<const hierarchy::HilpSolution> from) {
         hierarchy::HGraph hg = hierarchy::build_hgraph(g, std::move(ps));
-        return run(hg, budget, opt.save_budget, limit, cr, cbc_threads, std::move(from));
+        return run(hg, budget, opt.save_budget, limit, cr, cbc_threads, std::move(from), popt.top_neighbourhood_share);
       };
       // The small model, from nothing: no CBC model of this partitioning comes before it.
       auto solve_small = [&, budget](double limit, ClusterReport& cr, int cbc_threads) {

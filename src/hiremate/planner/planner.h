@@ -49,6 +49,9 @@ struct PlannerOptions {
   // (bench/results/top_model_start.md).
   int top_small_options = 25;
   double top_small_share = 0.5;
+  // Each top H-ILP leaves this share of its time to a large neighbourhood search from CBC's plan
+  // where CBC proves none optimal (HilpOptions::neighbourhood_share); 0: none.
+  double top_neighbourhood_share = 0.5;
   // Where CBC proves the full top model optimal with time left, the top is solved again with this
   // many times the options (repeatedly, while CBC proves each optimal and the quotas grow); 1: never.
   double top_options_growth = 2;
