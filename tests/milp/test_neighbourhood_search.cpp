@@ -3,7 +3,6 @@
 // widens its windows where changes must span groups.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <random>
 #include <vector>
 
@@ -11,15 +10,6 @@
 #include "hiremate/milp/neighbourhood_search.h"
 
 using namespace hiremate::milp;
-
-namespace {
-
-std::chrono::steady_clock::time_point in_seconds(double s) {
-  return std::chrono::steady_clock::now() +
-         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
-}
-
-}  // namespace
 
 TEST(NeighbourhoodSearch, IndependentGroupsReachTheOptimumAndTheModelIsRestored) {
   // Per group three binaries, exactly one of them 1, random costs; the start takes the dearest.
@@ -51,7 +41,7 @@ TEST(NeighbourhoodSearch, IndependentGroupsReachTheOptimumAndTheModelIsRestored)
   ASSERT_EQ(m.max_violation(x), 0);
   NeighbourhoodOptions o;
   o.width = 1;
-  NeighbourhoodResult r = neighbourhood_search(m, x, groups, in_seconds(60), o);
+  NeighbourhoodResult r = neighbourhood_search(m, x, groups, hiremate::Deadline(60), o);
   EXPECT_EQ(m.max_violation(r.x), 0);
   EXPECT_DOUBLE_EQ(m.objective_value(r.x), optimum);
   EXPECT_GT(r.improvements, 0);
@@ -71,7 +61,7 @@ TEST(NeighbourhoodSearch, WindowsWidenWhereAChangeSpansTwoGroups) {
   for (int i = 0; i < n / 2; ++i) m.add_row({{2 * i, 1}, {2 * i + 1, -1}}, 0, 0);
   NeighbourhoodOptions o;
   o.width = 1;
-  NeighbourhoodResult r = neighbourhood_search(m, std::vector<double>(n, 0), groups, in_seconds(60), o);
+  NeighbourhoodResult r = neighbourhood_search(m, std::vector<double>(n, 0), groups, hiremate::Deadline(60), o);
   EXPECT_EQ(m.max_violation(r.x), 0);
   EXPECT_DOUBLE_EQ(m.objective_value(r.x), -n);
   EXPECT_GE(r.width, 2);
@@ -80,7 +70,7 @@ TEST(NeighbourhoodSearch, WindowsWidenWhereAChangeSpansTwoGroups) {
 TEST(NeighbourhoodSearch, APassedDeadlineReturnsTheSolutionGiven) {
   Model m;
   std::vector<std::vector<Var>> groups{{m.add_var(VarType::Binary, 0, 1, -1)}, {m.add_var(VarType::Binary, 0, 1, -1)}};
-  NeighbourhoodResult r = neighbourhood_search(m, {0, 0}, groups, std::chrono::steady_clock::now(), {});
+  NeighbourhoodResult r = neighbourhood_search(m, {0, 0}, groups, hiremate::Deadline(0), {});
   EXPECT_EQ(r.rounds, 0);
   EXPECT_EQ(r.x, (std::vector<double>{0, 0}));
 }

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <string>
 
+#include "hiremate/common/deadline.h"
 #include "hiremate/common/error.h"
 #include "hiremate/milp/neighbourhood_search.h"
 #include "hiremate/milp/solve.h"
@@ -1059,8 +1060,7 @@ HilpResult solve_hilp(const HGraph& h, int64_t budget, const HilpOptions& opt) {
       milp::NeighbourhoodOptions no;
       no.round_seconds = opt.neighbourhood_round_seconds;
       no.solve = mo;
-      const auto until = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                     std::chrono::duration<double>(opt.time_limit));
+      const Deadline until(opt.time_limit - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       milp::NeighbourhoodResult nr = milp::neighbourhood_search(m.model, solution, neighbourhood_groups(m), until, no);
       if (nr.improvements > 0) {
         solution = std::move(nr.x);

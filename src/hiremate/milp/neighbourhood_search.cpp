@@ -11,7 +11,7 @@
 namespace hiremate::milp {
 
 NeighbourhoodResult neighbourhood_search(Model& model, std::vector<double> x, const std::vector<std::vector<Var>>& groups,
-                                         std::chrono::steady_clock::time_point until, const NeighbourhoodOptions& opt) {
+                                         const Deadline& deadline, const NeighbourhoodOptions& opt) {
   HM_ASSERT(x.size() == model.num_vars(), "neighbourhood_search: one value per variable");
   NeighbourhoodResult out;
   const int n = static_cast<int>(groups.size());
@@ -32,7 +32,7 @@ NeighbourhoodResult neighbourhood_search(Model& model, std::vector<double> x, co
   };
   shuffle();
   while (out.width < n) {
-    const double left = std::chrono::duration<double>(until - std::chrono::steady_clock::now()).count();
+    const double left = deadline.left();
     if (left < 0.05) break;
     if (next == order.size()) {  // no window of this width improves the incumbent: wider ones
       ++out.width;

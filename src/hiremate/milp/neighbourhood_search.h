@@ -6,10 +6,10 @@
 // solution becomes the incumbent. Windows start at every position of the current width in a seeded
 // random order; once none improves the incumbent, the width grows by one group.
 #pragma once
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
+#include "hiremate/common/deadline.h"
 #include "hiremate/milp/model.h"
 #include "hiremate/milp/solve.h"
 
@@ -32,6 +32,6 @@ struct NeighbourhoodResult {
 // `x` must be feasible (Model::max_violation 0); the model's bounds are restored before it returns.
 // Variables are binaries or continuous; only those in `groups` are fixed.
 NeighbourhoodResult neighbourhood_search(Model& model, std::vector<double> x, const std::vector<std::vector<Var>>& groups,
-                                         std::chrono::steady_clock::time_point until, const NeighbourhoodOptions& opt);
+                                         const Deadline& deadline, const NeighbourhoodOptions& opt);
 
 }  // namespace hiremate::milp
