@@ -135,7 +135,7 @@ struct DagRematRun {
     // to get stuck, and the sweep then ran out of time.
     // With two threads or more the DTR pass runs beside the sweep, within the sweep's share, on the
     // threads the sweep leaves: after it, the pass had what the sweep left of its share, and on the
-    // 20,000-node dense DAG at 80 % the guarded variant, which gets through there in about 3 s, was
+    // 20,000-node dense DAG at 80 % the guarded variant, which gets through there in about 2 s, was
     // cut at 10 s (the sweep ran out of its time).
     std::future<void> dtr_job;
     if (opt.threads >= 2)

@@ -21,6 +21,8 @@ struct Dtr {
   std::vector<int> slot;        // position in `live` (-1: not resident)
   std::vector<int> live;        // the resident values
   std::vector<size_t> next_user;  // index into dag.users[v] of its first user at or after the stage
+  std::vector<int> next_read;     // that user (int max: none)
+  std::vector<int> missing_inputs;  // how many of v's inputs are not resident: a lower bound on its cone
   int64_t memory = 0;
   int now = 0;
   DtrResult out;
@@ -32,6 +34,9 @@ struct Dtr {
     last_access.assign(dag.n, 0);
     listed.assign(dag.n, 0);
     next_user.assign(dag.n, 0);
+    next_read.assign(dag.n, -1);
+    missing_inputs.resize(dag.n);
+    for (int v = 0; v < dag.n; ++v) missing_inputs[v] = static_cast<int>(dag.pred[v].size());
     out.held.assign(dag.n, {});
     if (opt.guard_cones) {
       guards.assign(dag.n, 0);
@@ -41,11 +46,16 @@ struct Dtr {
   }
 
   // Steps from now to v's next first-computation read; values read no more get the largest.
+  // The read is cached in next_read (the users' lists are touched only when it has passed): the
+  // scans of every resident value between stages and per eviction ask it of each.
   double distance(int v) {
-    const auto& us = dag.users[v];
-    size_t& i = next_user[v];
-    while (i < us.size() && us[i] < now) ++i;
-    return i < us.size() ? 1.0 + us[i] - now : 2.0 * dag.n;
+    if (next_read[v] < now) {
+      const auto& us = dag.users[v];
+      size_t& i = next_user[v];
+      while (i < us.size() && us[i] < now) ++i;
+      next_read[v] = i < us.size() ? us[i] : std::numeric_limits<int>::max();
+    }
+    return next_read[v] != std::numeric_limits<int>::max() ? 1.0 + next_read[v] - now : 2.0 * dag.n;
   }
 
   void add(int v) {
@@ -53,6 +63,7 @@ struct Dtr {
     slot[v] = static_cast<int>(live.size());
     live.push_back(v);
     memory += dag.mem[v];
+    for (int u : dag.users[v]) --missing_inputs[u];
     out.held[v].emplace_back(now, dag.n);
   }
   void remove(int v) {
@@ -63,6 +74,7 @@ struct Dtr {
     live.pop_back();
     slot[v] = -1;
     memory -= dag.mem[v];
+    for (int u : dag.users[v]) ++missing_inputs[u];
     out.held[v].back().second = now;
   }
 
@@ -208,6 +220,9 @@ struct Dtr {
   double guarded_score(int v, int limit) {
     const bool read = distance(v) < 2.0 * dag.n;
     if (!read && guards[v] == 0) return score(v, std::numeric_limits<double>::infinity());
+    // Its missing inputs are in its cone: no walk where they are already above the limit (most
+    // candidates of the first tier, whose limit is 0, in the scans of every resident value).
+    if (missing_inputs[v] > limit) return std::numeric_limits<double>::infinity();
     cone_front.clear();
     if (missing_cone(v, limit, &cone_front) > limit) return std::numeric_limits<double>::infinity();
     const double steps = read ? distance(v) : 1.0;
