@@ -42,7 +42,9 @@ struct DagRematRun {
   const SolveOptions& opt;
   const Deadline run;          // the caller's
   const double limit = opt.time_limit;  // its length (SolveOptions::deadline): the shares are of it
-  const Clock::time_point deadline = run.fraction(DagRematSolver::kEndShare).end();
+  // Where the searches end: kEndShare of the limit, and earlier where the final state, its schedule
+  // and its simulation (finish) would not fit in the rest (set once the keep-all state's cost is known).
+  Clock::time_point deadline = run.fraction(DagRematSolver::kEndShare).end();
   dagremat::StageDag dag;
   const int64_t cap = budget - dag.sources;
   double one_run = 0;          // every node once: the time of keep-all
@@ -71,7 +73,9 @@ struct DagRematRun {
     if (opt.verbose) std::cerr << fmt::format("dagremat: {} at {:.2f} s\n", what, run.elapsed());
   }
   // The end of a phase that may run until `share` of the limit (never past the deadline).
-  Clock::time_point until(double share) const { return run.fraction(std::min(share, DagRematSolver::kEndShare)).end(); }
+  Clock::time_point until(double share) const {
+    return std::min(deadline, run.fraction(std::min(share, DagRematSolver::kEndShare)).end());
+  }
 
   void repair_start(dagremat::KeepState& s, bool& ok, Clock::time_point end,
                     const std::atomic<bool>* stop = nullptr) const {
@@ -102,6 +106,10 @@ struct DagRematRun {
     const auto state_begun = Clock::now();
     keep_all.emplace(dag, cap);
     state_cost = Clock::now() - state_begun;
+    // finish() builds a state again and simulates its schedule: on the 20,000-node dense DAG (10 s)
+    // the state took 1.1 s, and the solve ended at 14 s. Never before half the limit: the first plan
+    // needs time too (a limit that short for the graph runs past it rather than ends without one).
+    deadline = std::min(deadline, std::max(run.end() - DagRematSolver::kFinishStates * state_cost, run.fraction(0.5).end()));
     if (keep_all->excess() == 0) {  // every node once: nothing is faster
       Plan plan;
       plan.status = PlanStatus::Optimal;
@@ -258,10 +266,13 @@ struct DagRematRun {
     searched_from = &from == &*swept ? "the search beside the repair, from the eviction sweep"
                                      : "the search beside the repair, from the DTR pass";
     auto [decisions, cost, stats] = search(from.decisions(), from.recompute_cost(), repair_until, workers, repaired, 1000);
-    (void)cost;
+    searched_stats = std::move(stats);
+    if (cost >= from.recompute_cost()) {  // nothing new: no state (seconds at 20,000 nodes)
+      phase(fmt::format("{}: no improvement", searched_from));
+      return;
+    }
     searched.emplace(dag, cap);
     searched->assign(decisions);
-    searched_stats = std::move(stats);
     phase(fmt::format("{}: {:.3f} % recomputation", searched_from, 100 * searched->recompute_cost() / one_run));
   }
   const char* searched_from = "";
@@ -408,6 +419,10 @@ struct DagRematRun {
                                                                             const std::atomic<bool>* stop,
                                                                             uint64_t seed_base) const {
     const double target = gb.bound ? *gb.bound : 0.0;  // no plan can recompute less
+    // Each worker first builds a state from `start` (about state_cost, and as much again to assign
+    // it): none where that would end past `end` (at 20,000 nodes the search beside the repair,
+    // begun 0.7 s before its end, ended 2.2 s past it).
+    if (Clock::now() + 2 * state_cost >= end) return {start, start_cost, {}};
     std::vector<Decisions> results(workers);
     std::vector<double> costs(workers, start_cost);
     std::vector<dagremat::SearchStats> stats(workers);

@@ -34,6 +34,9 @@ class DagRematSolver : public Solver {
   // Every share below is of the time limit (SolveOptions::time_limit, or the deadline's length).
   // The searches end at this share; the rest is for the final simulation and the caller.
   static constexpr double kEndShare = 0.95;
+  // And at the latest this many times the keep-all state's building time before the limit (the
+  // final state, its schedule and simulation take about two).
+  static constexpr int kFinishStates = 3;
   // The relaxation's CBC solve.
   static constexpr double kBoundShare = 0.3;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share

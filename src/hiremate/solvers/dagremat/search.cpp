@@ -113,6 +113,8 @@ bool repair(KeepState& s, Clock::time_point deadline, const std::atomic<bool>* s
     const CostliestStage costliest(s, t + 1);
     std::vector<std::pair<double, Change>> candidates;
     for (int v = 0; v < t; ++v) {
+      // The estimates of a 20,000-node DAG's stage take seconds: the deadline is checked among them.
+      if ((v & 255) == 255 && stopped()) return false;
       int gi = dag.gap_at_boundary(v, t);
       if (gi < 0) continue;
       const Gap& g = dag.gaps[gi];
