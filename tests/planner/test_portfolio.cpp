@@ -55,6 +55,28 @@ TEST(Portfolio, TwRematAnswersWhereTheMilpIsNotBuilt) {
   EXPECT_LE(p.sim.peak, budget);
 }
 
+// Where CBC is cut (here by a node limit) on a training graph, the composition returns a plan no
+// slower than TW-Remat's alone within its share: TW-Remat runs before the MILP, so a CBC search that
+// takes the whole limit cannot leave it without time.
+TEST(Portfolio, ACutMilpIsNeverSlowerThanTwRematsShare) {
+  const Graph g = generate::transformer(hiremate::testing::small_transformer(3));
+  const int64_t budget = hiremate::testing::activation_budget(g, 0.5);
+  planner::PortfolioOptions po;
+  SolveOptions o;
+  o.time_limit = 10;
+  o.threads = 1;
+  o.cbc_parameters = {{"maxNodes", "0"}};
+  Plan composed = solve_checked(planner::CheckmatePortfolio(po), g, budget, o);
+  ASSERT_EQ(composed.status, PlanStatus::TimedOut) << composed.note;
+  ASSERT_TRUE(composed.has_schedule) << composed.note;
+  SolveOptions share;
+  share.time_limit = po.twremat_fallback_share * o.time_limit;
+  Plan tw = solve_checked(*make_solver("twremat"), g, budget, share);
+  ASSERT_TRUE(tw.has_schedule) << tw.note;
+  EXPECT_LE(composed.sim.time, tw.sim.time) << composed.note;
+  EXPECT_LE(composed.sim.peak, budget);
+}
+
 // On a small generic DAG where keep-all does not fit, the composition (dagremat's plan as the
 // start) and the MILP alone reach the same optimum.
 TEST(Portfolio, DagRematStartKeepsTheOptimum) {

@@ -13,17 +13,21 @@ namespace hiremate::planner {
 
 namespace {
 
-// TW-Remat's plan where the MILP ended TimedOut: the plan when the MILP has none, or when it is
-// faster than the MILP's. `whole`: the composition's deadline.
-void twremat_fallback(const Graph& g, int64_t budget, const SolveOptions& opt, const Deadline& whole,
-                      const PortfolioOptions& po, Plan& plan) {
+// TW-Remat's plan within its share of the limit (PortfolioOptions::twremat_fallback_share); none
+// where it has none or it does not fit. `whole`: the composition's deadline.
+std::optional<Plan> twremat_part(const Graph& g, int64_t budget, const SolveOptions& opt, const Deadline& whole,
+                                 const PortfolioOptions& po) {
   SolveOptions o = opt;
   o.deadline.reset();
   o.time_limit = std::max(po.twremat_min_seconds, std::min(po.twremat_fallback_share * opt.time_limit, whole.left()));
   Plan tw = TwRematSolver().solve(g, budget, o);
-  if (!tw.has_schedule) return;
-  SimResult r = simulate(g, tw.schedule);
-  if (!opt.budget(budget).admits(r)) return;
+  if (!tw.has_schedule || !opt.budget(budget).admits(simulate(g, tw.schedule))) return std::nullopt;
+  return tw;
+}
+
+// Where the MILP ended TimedOut, TW-Remat's plan (`tw`) when the MILP has none or when it is faster.
+void twremat_fallback(const Graph& g, Plan tw, Plan& plan) {
+  const SimResult r = simulate(g, tw.schedule);
   if (!plan.has_schedule) {
     plan.schedule = std::move(tw.schedule);
     plan.has_schedule = true;
@@ -61,8 +65,15 @@ Plan checkmate_with_fallbacks(const Graph& g, int64_t budget, const SolveOptions
   if (d) start = &d->schedule;
   SolveOptions o = opt;
   o.deadline = whole;  // what dagremat took counts against the MILP's shares
+  // Without a start, TW-Remat runs first (a fraction of a second up to 500 nodes): after the MILP it
+  // had what CBC left, nothing where CBC took its limit (an encoder-decoder of 529 nodes at 25 %,
+  // 30 s: TW-Remat's first plan, 23.94 %, where it finds 12.60 % in 0.4 s).
+  const bool twremat_first = start == nullptr;
+  std::optional<Plan> tw = twremat_first ? twremat_part(g, budget, opt, whole, po) : std::nullopt;
   Plan plan = CheckmateSolver(po.checkmate).solve_from(g, budget, o, start);
-  if (plan.status == PlanStatus::TimedOut) twremat_fallback(g, budget, opt, whole, po, plan);
+  if (plan.status != PlanStatus::TimedOut) return plan;
+  if (!twremat_first) tw = twremat_part(g, budget, opt, whole, po);
+  if (tw) twremat_fallback(g, std::move(*tw), plan);
   return plan;
 }
 

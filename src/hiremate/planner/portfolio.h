@@ -3,9 +3,10 @@
 // them are here, under one Deadline (common/deadline.h) that the parts' deadlines are children of.
 //
 // - checkmate_with_fallbacks (the registry's `checkmate`): on a generic DAG where keep-all does not
-//   fit, dagremat first, its plan as the MILP's start; then the MILP (solvers/checkmate); where the
-//   MILP ends TimedOut (not built, or CBC cut by the limit), TW-Remat's plan when it is faster or
-//   the only one.
+//   fit, dagremat first, its plan as the MILP's start; elsewhere (no start) TW-Remat first, within
+//   its share; then the MILP (solvers/checkmate); where the MILP ends TimedOut (not built, or CBC
+//   cut by the limit), TW-Remat's plan (run after the MILP where there was a start) when it is
+//   faster or the only one.
 // - dagremat_then_checkmate (`hiremate` on a generic DAG): dagremat for a share of the limit, then
 //   checkmate_with_fallbacks from its plan where the MILP builds quickly; dagremat alone otherwise.
 // - The hierarchical planner (planner.h) takes its top-level shares from PortfolioOptions and runs
@@ -26,7 +27,8 @@ struct PortfolioOptions {
   // measured: bench/results/time_shares.md#portfolio-dagremat-start-share
   double dagremat_start_share = 0.2;
   // TW-Remat as the MILP's fallback: this share of the limit at most, what is left of it at least
-  // twremat_min_seconds (it takes a fraction of a second on the public graphs).
+  // twremat_min_seconds (it takes a fraction of a second on the public graphs). It runs before the
+  // MILP where the MILP has no start, so that CBC cannot leave it no time.
   double twremat_fallback_share = 0.1;
   double twremat_min_seconds = 0.05;
   // hiremate on a generic DAG: one whose MILP builds (checkmate_build_seconds) within
