@@ -21,18 +21,20 @@ std::optional<Plan> twremat_part(const Graph& g, int64_t budget, const SolveOpti
   o.deadline.reset();
   o.time_limit = std::max(po.twremat_min_seconds, std::min(po.twremat_fallback_share * opt.time_limit, whole.left()));
   Plan tw = TwRematSolver().solve(g, budget, o);
-  if (!tw.has_schedule || !opt.budget(budget).admits(simulate(g, tw.schedule))) return std::nullopt;
+  if (!tw.has_schedule) return std::nullopt;
+  tw.sim = simulate(g, tw.schedule);
+  if (!opt.budget(budget).admits(tw.sim)) return std::nullopt;
   return tw;
 }
 
-// Where the MILP ended TimedOut, TW-Remat's plan (`tw`) when the MILP has none or when it is faster.
+// Where the MILP ended TimedOut, TW-Remat's plan (`tw`, simulated) when the MILP has none or when it
+// is faster.
 void twremat_fallback(const Graph& g, Plan tw, Plan& plan) {
-  const SimResult r = simulate(g, tw.schedule);
   if (!plan.has_schedule) {
     plan.schedule = std::move(tw.schedule);
     plan.has_schedule = true;
     plan.note += "; returning TW-Remat's plan";
-  } else if (r.time < simulate(g, plan.schedule).time) {
+  } else if (tw.sim.time < simulate(g, plan.schedule).time) {
     plan.schedule = std::move(tw.schedule);
     plan.note += "; TW-Remat's plan was faster and is returned";
   }
