@@ -107,9 +107,9 @@ struct DagRematRun {
     keep_all.emplace(dag, cap);
     state_cost = Clock::now() - state_begun;
     // finish() builds a state again and simulates its schedule: on the 20,000-node dense DAG (10 s)
-    // the state took 1.1 s, and the solve ended at 14 s. Never before half the limit: the first plan
-    // needs time too (a limit that short for the graph runs past it rather than ends without one).
-    deadline = std::min(deadline, std::max(run.end() - DagRematSolver::kFinishStates * state_cost, run.fraction(0.5).end()));
+    // the state took 1.1 s, and the solve ended at 14 s.
+    deadline = std::min(deadline, std::max(run.end() - DagRematSolver::kFinishStates * state_cost,
+                                           run.fraction(DagRematSolver::kFinishFloorShare).end()));
     if (keep_all->excess() == 0) {  // every node once: nothing is faster
       Plan plan;
       plan.status = PlanStatus::Optimal;

@@ -37,6 +37,9 @@ class DagRematSolver : public Solver {
   // And at the latest this many times the keep-all state's building time before the limit (the
   // final state, its schedule and simulation take about two).
   static constexpr int kFinishStates = 3;
+  // But never before this share of the limit: the first plan needs time too (a limit that short for
+  // the graph runs past it rather than ends without a plan).
+  static constexpr double kFinishFloorShare = 0.5;
   // The relaxation's CBC solve.
   static constexpr double kBoundShare = 0.3;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
