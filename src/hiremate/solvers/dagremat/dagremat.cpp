@@ -20,6 +20,7 @@
 #include "hiremate/solvers/dagremat/gap_bound.h"
 #include "hiremate/solvers/dagremat/keep_state.h"
 #include "hiremate/solvers/dagremat/pebbling_bound.h"
+#include "hiremate/solvers/dagremat/retention_greedy.h"
 #include "hiremate/solvers/dagremat/search.h"
 #include "hiremate/solvers/dagremat/stage_dag.h"
 
@@ -49,7 +50,8 @@ struct DagRematRun {
   const int64_t cap = budget - dag.sources;
   double one_run = 0;          // every node once: the time of keep-all
   Clock::duration state_cost{};  // what each further start costs, at least
-  std::optional<dagremat::KeepState> keep_all, swept, from_dtr;
+  std::optional<dagremat::KeepState> keep_all, swept, from_dtr, retained;
+  bool retained_fits = false;
   // The DTR pass's own plan (dtr_pass.h), checked by the simulator: returned where no keep/drop
   // state fits, or where it is faster than the best of them.
   std::optional<Schedule> dtr_schedule;
@@ -145,9 +147,17 @@ struct DagRematRun {
     // threads the sweep leaves: after it, the pass had what the sweep left of its share, and on the
     // 20,000-node dense DAG at 80 % the guarded variant, which gets through there in about 2 s, was
     // cut at 10 s (the sweep ran out of its time).
+    // The retention greedy (retention_greedy.h) first: on that thread too, before the pass, with two
+    // threads or more (where it got nowhere, on the 20,000-node dense DAG at 80 %, it took seconds
+    // that the sweep, which has a plan there, needs); first of all with one.
     std::future<void> dtr_job;
     if (opt.threads >= 2)
-      dtr_job = pool.run([&] { run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1); });
+      dtr_job = pool.run([&] {
+        retention_start();
+        run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1);
+      });
+    else
+      retention_start();
     swept.emplace(*keep_all);
     swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
     phase(swept_fits ? fmt::format("eviction sweep with shared resumes fits ({:.3f} % recomputation)",
@@ -185,8 +195,8 @@ struct DagRematRun {
     if (!swept_fits || (dtr && dtr->recompute_cost < swept->recompute_cost())) dtr_projection_start();
     // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
     // hand it gets a share of the limit, so that the search has time to improve whichever is better.
-    repair_until = swept_fits || from_dtr_fits ? until(DagRematSolver::kRepairShare) : deadline;
-    if (opt.threads >= 2 && (swept_fits || from_dtr_fits)) {
+    repair_until = swept_fits || from_dtr_fits || retained_fits ? until(DagRematSolver::kRepairShare) : deadline;
+    if (opt.threads >= 2 && (swept_fits || from_dtr_fits || retained_fits)) {
       // The search from the cheaper of those runs beside it, on the other threads, until the repair
       // ends: on the 2,000-node dense DAG at 85 % (30 s) the repair ran from 1.7 s to 24 s and fitted
       // nothing, and the search had the last 4.5 s.
@@ -207,6 +217,34 @@ struct DagRematRun {
     plan.status = PlanStatus::Infeasible;
     plan.note = "proven infeasible: " + gb.note;
     return plan;
+  }
+
+  // The retention greedy's state (retention_greedy.h), repaired within its own share where it leaves
+  // stages above the cap (on the 2,000-node dense DAG at 85 %: three, 11 kB above it).
+  void retention_start() {
+    const double coverage = dagremat::one_op_coverage(*keep_all);
+    if (coverage < DagRematSolver::kRetentionMinCoverage) {
+      phase(fmt::format("retention greedy not run: one-op drops relieve at most {:.1f} % of the excess", 100 * coverage));
+      return;
+    }
+    retained.emplace(*keep_all);
+    dagremat::RetentionStats stats;
+    retained_fits = dagremat::retention_greedy(*retained, until(DagRematSolver::kRetentionShare), &stats);
+    phase(retained_fits ? fmt::format("retention greedy fits ({:.3f} % recomputation, {} drops, {} holds)",
+                                      100 * retained->recompute_cost() / one_run, stats.drops, stats.holds)
+                        : fmt::format("retention greedy leaves {} bytes above the cap (summed over the stages)",
+                                      retained->excess()));
+    if (!retained_fits && retained->excess() > 0) {
+      const auto end = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                                             DagRematSolver::kRetentionRepairShare * limit)));
+      repair_start(*retained, retained_fits, end);
+      phase(retained_fits ? fmt::format("retention greedy's state repaired ({:.3f} % recomputation)",
+                                        100 * retained->recompute_cost() / one_run)
+                          : "retention greedy's state not repaired");
+    } else if (retained_fits) {
+      dagremat::polish(*retained, until(DagRematSolver::kRetentionShare));
+      retained->commit();
+    }
   }
 
   // The DTR pass (dtr_pass.h): milliseconds, and a checked plan wherever it gets through (on the
@@ -255,19 +293,26 @@ struct DagRematRun {
                       100 * dtr->recompute_cost / one_run));
   }
 
-  // The search (improve) from the cheaper of the sweep's and the DTR pass's starts on `workers`
-  // threads while the keep-all start is repaired (until `repaired`, at most repair_until); its
-  // result is a start of its own (more_starts).
+  // The search (improve) from the cheapest of the retention greedy's, the sweep's and the DTR pass's
+  // starts on `workers` threads while the keep-all start is repaired (until `repaired`, at most
+  // repair_until); its result is a start of its own (more_starts).
   std::optional<dagremat::KeepState> searched;
   std::vector<dagremat::SearchStats> searched_stats;
   void search_beside_repair(int workers, const std::atomic<bool>* repaired) {
-    const dagremat::KeepState& from =
-        swept_fits && (!from_dtr_fits || swept->recompute_cost() <= from_dtr->recompute_cost()) ? *swept : *from_dtr;
-    searched_from = &from == &*swept ? "the search beside the repair, from the eviction sweep"
-                                     : "the search beside the repair, from the DTR pass";
-    auto [decisions, cost, stats] = search(from.decisions(), from.recompute_cost(), repair_until, workers, repaired, 1000);
+    const dagremat::KeepState* from = nullptr;
+    searched_from = "";
+    auto cheaper = [&](const std::optional<dagremat::KeepState>& s, bool fits, const char* name) {
+      if (fits && (!from || s->recompute_cost() < from->recompute_cost())) {
+        from = &*s;
+        searched_from = name;
+      }
+    };
+    cheaper(retained, retained_fits, "the search beside the repair, from the retention greedy");
+    cheaper(swept, swept_fits, "the search beside the repair, from the eviction sweep");
+    cheaper(from_dtr, from_dtr_fits, "the search beside the repair, from the DTR pass");
+    auto [decisions, cost, stats] = search(from->decisions(), from->recompute_cost(), repair_until, workers, repaired, 1000);
     searched_stats = std::move(stats);
-    if (cost >= from.recompute_cost()) {  // nothing new: no state (seconds at 20,000 nodes)
+    if (cost >= from->recompute_cost()) {  // nothing new: no state (seconds at 20,000 nodes)
       phase(fmt::format("{}: no improvement", searched_from));
       return;
     }
@@ -321,6 +366,7 @@ struct DagRematRun {
     // The relaxation's start only while little of the time is gone (kRelaxedStartShare).
     if (relaxed && ((!keep_all_fits && !swept_fits) || run.elapsed() < DagRematSolver::kRelaxedStartShare * limit))
       repair_start(*relaxed, relaxed_fits, repair_until);
+    if (retained) consider(*retained, retained_fits, "the retention greedy");
     consider(*swept, swept_fits, "the eviction sweep");
     consider(*keep_all, keep_all_fits, "keep-all");
     if (from_dtr) consider(*from_dtr, from_dtr_fits, "the DTR pass");

@@ -5,8 +5,9 @@
 //    between these two reads", solved by CBC under a share of the time limit. Its proven bound
 //    plus one run of every node is a lower bound on any plan's time.
 // 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. The
-//    DTR pass (dtr_pass.h) gives a checked plan in milliseconds where it gets through, the
-//    eviction sweep (evict_sweep.h) a first state in a fraction of a second; two more
+//    retention greedy (retention_greedy.h) gives a first state of one-op drops, the
+//    DTR pass (dtr_pass.h) a checked plan in milliseconds where it gets through, the
+//    eviction sweep (evict_sweep.h) a state in a fraction of a second; two more
 //    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
 //    repaired greedily to the budget and polished (when every repair gets stuck, annealing from the
 //    stuck state looks for a first plan); the better one is improved (search.h) by ruin
@@ -42,6 +43,16 @@ class DagRematSolver : public Solver {
   static constexpr double kFinishFloorShare = 0.5;
   // The relaxation's CBC solve.
   static constexpr double kBoundShare = 0.3;
+  // The retention greedy (retention_greedy.h), the first start, ends by this share (milliseconds up
+  // to 5,000 nodes, 0.5-4 s on the 20,000-node dense DAG); where it leaves stages above the cap, its
+  // state is repaired for this share of the limit more.
+  static constexpr double kRetentionShare = 0.5;
+  static constexpr double kRetentionRepairShare = 0.1;
+  // It runs only where one-op drops can relieve at least this share of keep-all's excess
+  // (retention_greedy.h, one_op_coverage): below, on the dense DAGs at 80 % and 70 %, it ended far
+  // from fitting and its seconds on the 20,000-node one were the eviction sweep's, which has a plan
+  // there at 80 % (bench/results/checkmate.md).
+  static constexpr double kRetentionMinCoverage = 0.8;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
   // With one thread, the DTR pass (dtr_pass.h) gets this share from when it begins, after the sweep

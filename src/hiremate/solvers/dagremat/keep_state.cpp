@@ -198,6 +198,31 @@ void KeepState::set_through(int gap, int hold, int resume, int last) {
   for (int t = lo; t <= std::min({hi, last, dag_.n - 1}); ++t) store(t, evaluate(t));
 }
 
+void KeepState::set_inert(int gap, int hold, int resume) {
+  const Gap& g = dag_.gaps[gap];
+  HM_ASSERT(hold >= g.lo && hold <= g.hi && resume >= g.lo && resume <= g.hi, "KeepState::set_inert: outside the gap");
+  HM_ASSERT(!g.tail || resume == g.hi, "KeepState::set_inert: a tail gap never resumes");
+  Decision d{hold, resume};
+  if (!g.tail && hold >= resume) d = {g.lo, g.lo};
+  const Decision old = dec_[gap];
+  if (old.hold == d.hold && old.resume == d.resume) return;
+  const auto [lo, hi] = changed(gap, old, d);
+  journal_.push_back({gap, 0, old, 0, 0});
+  // The stages that compute or read the value (its ends, the resumes) are evaluated after the move;
+  // in between, only the bytes on entry change.
+  auto evaluated = [&](int t) {
+    return t == g.lo || t == g.hi || (seeds(g, old) && t == old.resume) || (seeds(g, d) && t == d.resume);
+  };
+  const int64_t m = dag_.mem[g.value];
+  for (int t = std::max(lo, g.lo + 1); t <= std::min({hi, g.hi, dag_.n - 1}); ++t) {
+    const bool was = resident_with(gap, old, t), now = resident_with(gap, d, t);
+    if (was != now && !evaluated(t)) store(t, {cost_[t], peak_[t] + (now ? m : -m)});
+  }
+  move(gap, d);
+  for (int t = std::max(lo, 0); t <= std::min(hi, dag_.n - 1); ++t)
+    if (evaluated(t)) store(t, evaluate(t));
+}
+
 void KeepState::assign(const std::vector<Decision>& decisions) {
   HM_ASSERT(decisions.size() == dec_.size(), "KeepState::assign: one decision per gap");
   for (size_t gi = 0; gi < decisions.size(); ++gi) {

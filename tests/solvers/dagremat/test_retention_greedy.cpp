@@ -1,0 +1,126 @@
+// The retention greedy (retention_greedy.h): one-op drops with input holds, dagremat's first start on
+// dense DAGs; KeepState::set_inert, its fast path; one_op_coverage, its gate.
+#include "hiremate/solvers/dagremat/retention_greedy.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "hiremate/schedule/min_budget.h"
+#include "hiremate/schedule/simulate.h"
+#include "hiremate/solvers/solver.h"
+#include "support/small_models.h"
+
+using namespace hiremate;
+using namespace hiremate::dagremat;
+
+namespace {
+
+using hiremate::testing::layered;
+
+const auto kNever = Clock::now() + std::chrono::hours(1);
+
+// Every stage's peak and cost equal to a state that evaluates every stage from the same decisions.
+void expect_consistent(const StageDag& dag, const KeepState& s, const char* where) {
+  KeepState fresh(dag, s.cap());
+  fresh.assign(s.decisions());
+  for (int t = 0; t < dag.n; ++t) {
+    ASSERT_EQ(fresh.stage_peak(t), s.stage_peak(t)) << where << ": stage " << t;
+    ASSERT_NEAR(fresh.stage_cost(t), s.stage_cost(t), 1e-9) << where << ": stage " << t;
+  }
+  EXPECT_EQ(fresh.excess(), s.excess()) << where;
+}
+
+}  // namespace
+
+// Where it fits, the state's compute sequence is a valid schedule under the budget whose time is the
+// state's; every drop recomputes its value alone (its time per drop), and the peaks it updated
+// without evaluating (set_inert) are those a full evaluation gives.
+TEST(RetentionGreedy, FittingStatesAreValidOneOpPlans) {
+  int fitted = 0, tried = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    Graph g = layered(200, 0.47, seed);  // dense: about 10 edges per node
+    const Baseline b = baseline(g);
+    StageDag dag(g);
+    for (double f : {0.95, 0.9, 0.85, 0.8}) {
+      const int64_t budget = static_cast<int64_t>(f * static_cast<double>(b.peak));
+      if (budget < min_budget(g)) continue;
+      ++tried;
+      KeepState s(dag, budget - dag.sources);
+      RetentionStats st;
+      const bool fits = retention_greedy(s, kNever, &st);
+      expect_consistent(dag, s, "after the greedy");
+      // One op per drop: the recomputation is the dropped gaps' values' own time.
+      double own = 0;
+      for (size_t gi = 0; gi < dag.gaps.size(); ++gi)
+        if (!dag.gaps[gi].tail && !s.kept(static_cast<int>(gi))) own += dag.cost[dag.gaps[gi].value];
+      EXPECT_NEAR(s.recompute_cost(), own, 1e-9 * b.time) << "seed " << seed << " at " << f;
+      EXPECT_EQ(st.undone, 0);
+      if (!fits) continue;
+      ++fitted;
+      EXPECT_EQ(s.excess(), 0);
+      SimResult r = simulate(g, insert_frees(g, s.ops()));
+      ASSERT_TRUE(r.valid) << r.reason;
+      EXPECT_LE(r.peak, budget) << "seed " << seed << " at " << f;
+      EXPECT_NEAR(r.time - b.time, s.recompute_cost(), 1e-6 * b.time);
+    }
+  }
+  EXPECT_GE(fitted, tried / 2) << fitted << " of " << tried;
+}
+
+// set_inert on the greedy's kind of move (a drop whose value nothing reads inside it, recomputed from
+// resident inputs; a hold of a value past its last read) gives what set gives.
+TEST(RetentionGreedy, InertMovesMatchEvaluatedOnes) {
+  Graph g = layered(120, 0.47, 5);
+  StageDag dag(g);
+  const int64_t cap = baseline(g).peak;  // the peaks are compared, not fitted
+  KeepState inert(dag, cap), evaluated(dag, cap);
+  int drops = 0, holds = 0;
+  for (int v = 0; v < dag.n && drops < 40; ++v) {
+    for (int gi = dag.first_gap[v]; gi < dag.first_gap[v + 1]; ++gi) {
+      const Gap& gap = dag.gaps[gi];
+      if (gap.tail) {
+        // Held on for a few stages past the last read.
+        const int hold = std::min(dag.n - 1, gap.lo + 3);
+        if (hold <= gap.lo) continue;
+        inert.set_inert(gi, hold, gap.hi);
+        evaluated.set(gi, hold, gap.hi);
+        ++holds;
+        continue;
+      }
+      if (gap.hi - gap.lo < 2 || (gi + v) % 3 != 0) continue;
+      bool inputs = true;  // resident at the read in both: the drop is one op
+      for (int w : dag.pred[v]) inputs = inputs && inert.resident(w, gap.hi);
+      if (!inputs) continue;
+      inert.set_inert(gi, gap.lo, gap.hi);
+      evaluated.set(gi, gap.lo, gap.hi);
+      ++drops;
+    }
+  }
+  ASSERT_GT(drops, 5);
+  ASSERT_GT(holds, 5);
+  for (int t = 0; t < dag.n; ++t) {
+    ASSERT_EQ(inert.stage_peak(t), evaluated.stage_peak(t)) << "stage " << t;
+    ASSERT_NEAR(inert.stage_cost(t), evaluated.stage_cost(t), 1e-9) << "stage " << t;
+  }
+  // And a rollback undoes them.
+  const size_t mark = inert.mark();
+  const int gi = dag.first_gap[0];
+  inert.set_inert(gi, dag.gaps[gi].lo, dag.gaps[gi].lo);
+  inert.rollback(mark);
+  for (int t = 0; t < dag.n; ++t) ASSERT_EQ(inert.stage_peak(t), evaluated.stage_peak(t)) << "stage " << t;
+}
+
+// The gate: all of the excess where nothing exceeds, and less where the inputs of held values die
+// early. On a chain with a skip read, the skipped value's drop is one op when its input outlives it.
+TEST(RetentionGreedy, OneOpCoverage) {
+  Graph g = layered(200, 0.47, 1);
+  StageDag dag(g);
+  const Baseline b = baseline(g);
+  EXPECT_EQ(one_op_coverage(KeepState(dag, b.peak)), 1.0);
+  const double at90 = one_op_coverage(KeepState(dag, static_cast<int64_t>(0.9 * static_cast<double>(b.peak))));
+  const double at70 = one_op_coverage(KeepState(dag, static_cast<int64_t>(0.7 * static_cast<double>(b.peak))));
+  EXPECT_GT(at90, 0.0);
+  EXPECT_LE(at90, 1.0);
+  EXPECT_LT(at70, at90) << "a lower budget leaves more that only cones or holds relieve";
+}
