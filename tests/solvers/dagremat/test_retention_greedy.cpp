@@ -7,8 +7,8 @@
 #include <chrono>
 
 #include "hiremate/schedule/min_budget.h"
-#include "hiremate/schedule/simulate.h"
 #include "hiremate/solvers/solver.h"
+#include "support/keep_state_plan.h"
 #include "support/small_models.h"
 
 using namespace hiremate;
@@ -58,11 +58,7 @@ TEST(RetentionGreedy, FittingStatesAreValidOneOpPlans) {
       EXPECT_EQ(st.undone, 0);
       if (!fits) continue;
       ++fitted;
-      EXPECT_EQ(s.excess(), 0);
-      SimResult r = simulate(g, insert_frees(g, s.ops()));
-      ASSERT_TRUE(r.valid) << r.reason;
-      EXPECT_LE(r.peak, budget) << "seed " << seed << " at " << f;
-      EXPECT_NEAR(r.time - b.time, s.recompute_cost(), 1e-6 * b.time);
+      hiremate::testing::expect_plan_within(g, s, budget, b, "seed " + std::to_string(seed) + " at " + std::to_string(f));
     }
   }
   EXPECT_GE(fitted, tried / 2) << fitted << " of " << tried;
