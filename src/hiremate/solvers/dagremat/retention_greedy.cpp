@@ -1,57 +1,27 @@
 #include "hiremate/solvers/dagremat/retention_greedy.h"
 
 #include <algorithm>
-#include <limits>
 #include <queue>
 #include <utility>
+
+#include "hiremate/common/segment_tree.h"
 
 namespace hiremate::dagremat {
 
 namespace {
-
-// The stages' peaks in a max segment tree: the stages above a threshold within a range are listed
-// in O(k log n), so that a drop's relief and its holds' cost visit only the stages above the cap
-// (the gaps of a 20,000-node dense DAG span thousands of stages).
-class PeakTree {
- public:
-  explicit PeakTree(const KeepState& s) : n_(s.dag().n), size_(1) {
-    while (size_ < n_) size_ <<= 1;
-    max_.assign(2 * static_cast<size_t>(size_), std::numeric_limits<int64_t>::min());
-    for (int t = 0; t < n_; ++t) max_[static_cast<size_t>(size_ + t)] = s.stage_peak(t);
-    for (int i = size_ - 1; i >= 1; --i) max_[i] = std::max(max_[2 * i], max_[2 * i + 1]);
-  }
-  void update(int t, int64_t peak) {
-    size_t i = static_cast<size_t>(size_ + t);
-    max_[i] = peak;
-    for (i >>= 1; i >= 1; i >>= 1) max_[i] = std::max(max_[2 * i], max_[2 * i + 1]);
-  }
-  // Calls f(t) for the stages t in [lo, hi] whose peak is above x, in order, while f returns true.
-  template <class F>
-  void above(int lo, int hi, int64_t x, F&& f) const {
-    if (lo > hi) return;
-    visit(1, 0, size_ - 1, lo, hi, x, f);
-  }
-
- private:
-  template <class F>
-  bool visit(size_t i, int a, int b, int lo, int hi, int64_t x, F& f) const {
-    if (b < lo || a > hi || max_[i] <= x) return true;
-    if (a == b) return f(a);
-    const int m = (a + b) / 2;
-    return visit(2 * i, a, m, lo, hi, x, f) && visit(2 * i + 1, m + 1, b, lo, hi, x, f);
-  }
-  int n_, size_;
-  std::vector<int64_t> max_;
-};
 
 struct Greedy {
   KeepState& s;
   const StageDag& dag;
   // Per value, the stages at whose entry a taken drop needs it (sorted, with repeats).
   std::vector<std::vector<int>> required;
-  PeakTree peaks;
+  // The stages' peaks: a drop's relief and its holds' cost visit only the stages above a threshold
+  // (the gaps of a 20,000-node dense DAG span thousands of stages).
+  SegmentTree peaks;
 
-  explicit Greedy(KeepState& st) : s(st), dag(st.dag()), required(dag.n), peaks(st) {}
+  explicit Greedy(KeepState& st) : s(st), dag(st.dag()), required(dag.n), peaks(dag.n) {
+    peaks.assign(0, dag.n - 1, [&](int t) { return s.stage_peak(t); });
+  }
 
   // The largest required stage of v in [from, to], or -1.
   int last_required(int v, int from, int to) const {
@@ -163,7 +133,7 @@ struct Greedy {
       s.commit();
       int from = d.hold;
       for (int gw : d.holds) from = std::min(from, dag.gaps[gw].lo);
-      for (int t = std::max(0, from); t <= std::min(r + 1, dag.n - 1); ++t) peaks.update(t, s.stage_peak(t));
+      peaks.assign(std::max(0, from), std::min(r + 1, dag.n - 1), [&](int t) { return s.stage_peak(t); });
       for (int w : dag.pred[v]) require(w, r);
       if (stats) {
         ++stats->drops;

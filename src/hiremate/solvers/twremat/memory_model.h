@@ -16,9 +16,9 @@
 #include <set>
 #include <vector>
 
+#include "hiremate/common/segment_tree.h"
 #include "hiremate/graph/graph.h"
 #include "hiremate/solvers/twremat/dag.h"
-#include "hiremate/solvers/twremat/segment_tree.h"
 #include "hiremate/solvers/twremat/start.h"
 
 namespace hiremate::twremat {
