@@ -78,6 +78,11 @@ struct DagRematRun {
   Clock::time_point until(double share) const {
     return std::min(deadline, run.fraction(std::min(share, DagRematSolver::kEndShare)).end());
   }
+  // The end of a phase that may run for `share` of the limit from now (never past the deadline).
+  Clock::time_point from_now(double share) const {
+    return std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(share * limit)));
+  }
 
   void repair_start(dagremat::KeepState& s, bool& ok, Clock::time_point end,
                     const std::atomic<bool>* stop = nullptr) const {
@@ -166,9 +171,7 @@ struct DagRematRun {
     if (dtr_job.valid())
       dtr_job.get();
     else
-      run_dtr_pass(std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                                          DagRematSolver::kDtrShare * limit))),
-                   opt.threads);
+      run_dtr_pass(from_now(DagRematSolver::kDtrShare), opt.threads);
     // Again without shared resumes (evict_sweep.h), within the same share: on smaller dense DAGs
     // they cost more or got stuck where the sweep without them fits (a 1,000-node one at 85 %: 21.7 %
     // against 9.4 %; at 80 % stuck against 832 %); the cheaper plan is the start.
@@ -234,10 +237,8 @@ struct DagRematRun {
                                       100 * retained->recompute_cost() / one_run, stats.drops, stats.holds)
                         : fmt::format("retention greedy leaves {} bytes above the cap (summed over the stages)",
                                       retained->excess()));
-    if (!retained_fits && retained->excess() > 0) {
-      const auto end = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                                             DagRematSolver::kRetentionRepairShare * limit)));
-      repair_start(*retained, retained_fits, end);
+    if (!retained_fits) {  // above the cap (or cut by its share)
+      repair_start(*retained, retained_fits, from_now(DagRematSolver::kRetentionRepairShare));
       phase(retained_fits ? fmt::format("retention greedy's state repaired ({:.3f} % recomputation)",
                                         100 * retained->recompute_cost() / one_run)
                           : "retention greedy's state not repaired");

@@ -10,6 +10,14 @@ namespace hiremate::dagremat {
 
 namespace {
 
+// The last stage at which every input of v is still resident in keep-all (its inputs' last reads;
+// n where v has none): one-op drops of v resume there at the latest without holding an input.
+int inputs_resident_until(const StageDag& dag, int v) {
+  int until = dag.n;
+  for (int w : dag.pred[v]) until = std::min(until, dag.users[w].back());
+  return until;
+}
+
 struct Greedy {
   KeepState& s;
   const StageDag& dag;
@@ -83,8 +91,7 @@ struct Greedy {
     std::vector<std::pair<int, int>> cands;
     for (int v = 0; v < dag.n; ++v) {
       if (dag.mem[v] == 0) continue;
-      int inputs_until = dag.n;  // the last stage where every input is still resident in keep-all
-      for (int w : dag.pred[v]) inputs_until = std::min(inputs_until, dag.users[w].back());
+      const int inputs_until = inputs_resident_until(dag, v);
       for (int gi = dag.first_gap[v]; gi < dag.first_gap[v + 1]; ++gi) {
         const Gap& g = dag.gaps[gi];
         if (!dag.relieves(g)) continue;
@@ -150,8 +157,7 @@ double one_op_coverage(const KeepState& keep_all) {
   const StageDag& dag = keep_all.dag();
   std::vector<int64_t> relief(static_cast<size_t>(dag.n) + 1, 0);
   for (int v = 0; v < dag.n; ++v) {
-    int inputs_until = dag.n;
-    for (int w : dag.pred[v]) inputs_until = std::min(inputs_until, dag.users[w].back());
+    const int inputs_until = inputs_resident_until(dag, v);
     for (int gi = dag.first_gap[v]; gi < dag.first_gap[v + 1]; ++gi) {
       const Gap& g = dag.gaps[gi];
       const int r = std::min(g.hi, inputs_until);
