@@ -225,14 +225,15 @@ struct DagRematRun {
   // The retention greedy's state (retention_greedy.h), repaired within its own share where it leaves
   // stages above the cap (on the 2,000-node dense DAG at 85 %: three, 11 kB above it).
   void retention_start() {
-    const double coverage = dagremat::one_op_coverage(*keep_all);
+    const double coverage = dagremat::drop_coverage(*keep_all, DagRematSolver::kRetentionCoverageLevels);
     if (coverage < DagRematSolver::kRetentionMinCoverage) {
-      phase(fmt::format("retention greedy not run: one-op drops relieve at most {:.1f} % of the excess", 100 * coverage));
+      phase(fmt::format("retention greedy not run: drops recomputing at most {} level(s) of inputs relieve at most {:.1f} % of the excess",
+                        DagRematSolver::kRetentionCoverageLevels, 100 * coverage));
       return;
     }
     retained.emplace(*keep_all);
     dagremat::RetentionStats stats;
-    retained_fits = dagremat::retention_greedy(*retained, until(DagRematSolver::kRetentionShare), &stats);
+    retained_fits = dagremat::retention_greedy(*retained, until(DagRematSolver::kRetentionShare), {}, &stats);
     phase(retained_fits ? fmt::format("retention greedy fits ({:.3f} % recomputation, {} drops, {} holds)",
                                       100 * retained->recompute_cost() / one_run, stats.drops, stats.holds)
                         : fmt::format("retention greedy leaves {} bytes above the cap (summed over the stages)",

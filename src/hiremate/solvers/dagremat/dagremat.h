@@ -5,7 +5,7 @@
 //    between these two reads", solved by CBC under a share of the time limit. Its proven bound
 //    plus one run of every node is a lower bound on any plan's time.
 // 2. Plans: hold/resume decisions per gap (keep_state.h), each stage recomputing what it needs. The
-//    retention greedy (retention_greedy.h) gives a first state of one-op drops, the
+//    retention greedy (retention_greedy.h) gives a first state of drops of small cones, the
 //    DTR pass (dtr_pass.h) a checked plan in milliseconds where it gets through, the
 //    eviction sweep (evict_sweep.h) a state in a fraction of a second; two more
 //    starts (keep-all; the relaxation's solution while under 20 % of the limit is gone) are
@@ -48,11 +48,12 @@ class DagRematSolver : public Solver {
   // state is repaired for this share of the limit more.
   static constexpr double kRetentionShare = 0.5;
   static constexpr double kRetentionRepairShare = 0.1;
-  // It runs only where one-op drops can relieve at least this share of keep-all's excess
-  // (retention_greedy.h, one_op_coverage): below, on the dense DAGs at 80 % and 70 %, it ended far
-  // from fitting and its seconds on the 20,000-node one were the eviction sweep's, which has a plan
-  // there at 80 % (bench/results/checkmate.md).
+  // It runs only where drops that recompute at most kRetentionCoverageLevels levels of gone inputs
+  // can relieve at least this share of keep-all's excess (retention_greedy.h, drop_coverage): below,
+  // on the dense DAGs at 75 % and 70 %, it ended far from fitting, in seconds on the 20,000-node one
+  // that the eviction sweep needs.
   static constexpr double kRetentionMinCoverage = 0.8;
+  static constexpr int kRetentionCoverageLevels = 1;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
   // With one thread, the DTR pass (dtr_pass.h) gets this share from when it begins, after the sweep
