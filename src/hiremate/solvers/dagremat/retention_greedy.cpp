@@ -88,7 +88,7 @@ struct Greedy {
       double l = 0;
       peaks.above(s.decisions()[gw].hold + 1, r, s.cap() - dag.mem[w], [&](int t) {
         l += static_cast<double>(s.stage_peak(t) + dag.mem[w] - s.cap() - over(t));
-        return l < gain;  // no relief left: the rest need not be counted
+        return l < gain - loss;  // no relief left: the rest need not be counted
       });
       hold_loss = l;
     }
@@ -130,8 +130,9 @@ struct Greedy {
     const Gap& g = dag.gaps[gi];
     const int v = g.value;
     if (!s.kept(gi)) return d;
-    const int req = last_required(v, g.lo + 1, r);
-    if (req == r) return d;
+    // Required at r itself is no obstacle: recomputed in stage r, it is there for the reader that
+    // required it, which stage r runs after it (graph order).
+    const int req = last_required(v, g.lo + 1, r - 1);
     const int hold = std::max(g.lo, req);
     if (r - hold < 2) return d;
     double gain = 0;
@@ -211,11 +212,20 @@ struct Greedy {
       int from = d.hold;
       for (int gw : d.holds) from = std::min(from, dag.gaps[gw].lo);
       peaks.assign(std::max(0, from), std::min(r + 1, dag.n - 1), [&](int t) { return s.stage_peak(t); });
+      auto require_and_offer = [&](int x) {
+        require(x, r);
+        // x may join the stage's recomputation instead (evaluate): a candidate too.
+        const int gx = dag.gap_at_boundary(x, r);
+        if (gx < 0 || !dag.relieves(dag.gaps[gx]) || !s.kept(gx) || dag.gaps[gx].hi == r) return;
+        const double most = static_cast<double>(dag.mem[x]) * (r - dag.gaps[gx].lo);
+        cands.emplace_back(gx, r);
+        queue.emplace(dag.cost[x] / most, static_cast<int>(cands.size() - 1));
+      };
       for (int w : dag.pred[v])
-        if (s.resident(w, r)) require(w, r);
+        if (s.resident(w, r)) require_and_offer(w);
       for (int w : d.recs)
         for (int x : dag.pred[w])
-          if (s.resident(x, r)) require(x, r);
+          if (s.resident(x, r)) require_and_offer(x);
       if (stats) {
         ++stats->drops;
         stats->holds += static_cast<long>(d.holds.size());

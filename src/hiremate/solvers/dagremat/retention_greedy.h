@@ -12,8 +12,9 @@
 // stages above the cap, less what its holds and recomputed inputs add above it), lazily re-scored (a
 // drop's relief only shrinks as others are taken). A taken drop *requires* the resident inputs of
 // what it recomputes at its stage: no later drop may free them there, so a drop's recomputation
-// stays what was counted. Each applied drop is checked on the state: one that costs more than
-// counted (a cone) is undone.
+// stays what was counted, but one may recompute them in that stage (a candidate offered as each
+// requirement is made: their recomputation joins the stage's). Each applied drop is checked on
+// the state: one that costs more than counted (a cone) is undone.
 #pragma once
 #include "hiremate/solvers/dagremat/keep_state.h"
 #include "hiremate/solvers/dagremat/search.h"
