@@ -65,6 +65,13 @@ struct DagRematRun {
   Decisions best_keep;         // the best start's decisions (empty: none fits)
   double best_cost = std::numeric_limits<double>::infinity();
   std::string best_from;
+  // Every start that fits, for the searches after the best one's (improve()).
+  struct Start {
+    double cost;
+    Decisions decisions;
+    std::string from;
+  };
+  std::vector<Start> starts;
 
   DagRematRun(const Graph& graph, int64_t b, const SolveOptions& o)
       : g(graph), budget(b), opt(o), run(deadline_of(o)), dag(graph) {
@@ -101,6 +108,7 @@ struct DagRematRun {
       best_keep = s.decisions();
       best_from = from;
     }
+    starts.push_back({s.recompute_cost(), s.decisions(), from});
   }
 
   // Each further start costs a full state (seconds at 10,000 nodes): none is begun past the deadline.
@@ -498,16 +506,34 @@ struct DagRematRun {
     return {costs[bw] < start_cost ? results[bw] : start, std::min(costs[bw], start_cost), std::move(stats)};
   }
 
-  // Step 2's improvement: one search per thread from the best start until the deadline. Returns the
-  // search statistics of every thread (with those of the search beside the repair).
+  // Step 2's improvement: one search per thread from the best start until the deadline; where the
+  // searches end before it (runs without progress), from the next start in cost order, and so on,
+  // each with the same seeds, so that a further start never ends worse than alone: a cheaper start
+  // can lead to a dearer local optimum (rl1-n100 at 70 %, 30 s: from the retention greedy's 8.04 %
+  // the search stops at 7.23 % in 7 s, from keep-all's 8.29 % it finds 6.72 %).
+  // Returns the search statistics of every thread (with those of the search beside the repair).
   std::vector<dagremat::SearchStats> improve() {
-    auto [decisions, cost, stats] = search(best_keep, best_cost, deadline, std::max(1, opt.threads), nullptr, 0);
-    if (cost < best_cost) {
-      best_cost = cost;
-      best_keep = std::move(decisions);
+    std::stable_sort(starts.begin(), starts.end(), [](const Start& a, const Start& b) { return a.cost < b.cost; });
+    std::vector<dagremat::SearchStats> all;
+    std::vector<Decisions> searched{best_keep};
+    auto run_from = [&](const Decisions& start, double cost0, const std::string* from) {
+      auto [decisions, cost, stats] = search(start, cost0, deadline, std::max(1, opt.threads), nullptr, 0);
+      all.insert(all.end(), stats.begin(), stats.end());
+      if (cost < best_cost) {
+        best_cost = cost;
+        best_keep = std::move(decisions);
+        if (from) best_from = *from;
+      }
+    };
+    run_from(searched.front(), best_cost, nullptr);
+    for (const Start& st : starts) {
+      if (Clock::now() + 2 * state_cost >= deadline) break;
+      if (std::find(searched.begin(), searched.end(), st.decisions) != searched.end()) continue;
+      searched.push_back(st.decisions);
+      run_from(st.decisions, st.cost, &st.from);
     }
-    stats.insert(stats.end(), searched_stats.begin(), searched_stats.end());
-    return stats;
+    all.insert(all.end(), searched_stats.begin(), searched_stats.end());
+    return all;
   }
 
   // Step 3: the best decisions as a checked plan, its bound, its status and a note on the gap.

@@ -36,6 +36,7 @@ class KeepState {
   int64_t cap() const { return cap_; }
   struct Decision {
     int hold, resume;
+    friend bool operator==(const Decision& a, const Decision& b) { return a.hold == b.hold && a.resume == b.resume; }
   };
   int resume(int gap) const { return dec_[gap].resume; }
   int hold(int gap) const { return dec_[gap].hold; }
