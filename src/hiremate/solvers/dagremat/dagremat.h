@@ -46,7 +46,8 @@ class DagRematSolver : public Solver {
   // The retention greedy (retention_greedy.h), the first start, ends by this share (milliseconds up
   // to 5,000 nodes, 1-4 s on the 20,000-node dense DAG, where it began at 1 s of 10 and a cut at
   // half the limit lost its 17.6 % plan at 80 % to the sweep's 63.6 %); where it leaves stages above
-  // the cap, its state is repaired for this share of the limit more.
+  // the cap, its state is repaired for this share of the limit more. With two threads or more it runs
+  // on a thread of its own and may go on until the searches end (dagremat.cpp, retention_start).
   static constexpr double kRetentionShare = 0.7;
   static constexpr double kRetentionRepairShare = 0.1;
   // It runs only where drops that recompute at most kRetentionCoverageLevels levels of gone inputs
