@@ -243,7 +243,7 @@ struct DagRematRun {
     dagremat::RetentionStats stats;
     // With two threads or more it has a thread of its own (the DTR pass's, which follows it): it may
     // run until the searches end. Cut at kRetentionShare there, the 20,000-node dense DAG at 80 % (10 s)
-    // lost its only plan on a loaded CI machine (the greedy fitted at 6.9 s here, alone).
+    // lost its only plan on a loaded CI machine (the greedy fitted at 5.6-6.9 s here, beside the sweep).
     const auto greedy_until = opt.threads >= 2 ? deadline : until(DagRematSolver::kRetentionShare);
     retained_fits = dagremat::retention_greedy(*retained, greedy_until, {}, &stats);
     phase(retained_fits ? fmt::format("retention greedy fits ({:.3f} % recomputation, {} drops, {} holds)",
