@@ -62,7 +62,7 @@ void expect_same_optimum_as_checkmate(const Graph& g) {
       EXPECT_EQ(r.status, PlanStatus::Infeasible) << r.note;
       continue;
     }
-    ASSERT_EQ(cm.status, PlanStatus::Optimal) << "checkmate proved nothing in " << so.time_limit << " s: " << cm.note;
+    ASSERT_TRUE(optimal_in_model(cm)) << "checkmate proved nothing in " << so.time_limit << " s: " << cm.note;
     ++optima;
     ASSERT_TRUE(r.has_schedule) << r.note;
     ASSERT_EQ(r.status, PlanStatus::Optimal) << r.note;

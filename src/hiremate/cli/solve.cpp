@@ -127,6 +127,7 @@ Runner add_solve(CLI::App& app) {
       out["overhead_percent"] = ok ? nlohmann::ordered_json(overhead) : nlohmann::ordered_json();
       out["bound"] = plan.bound ? nlohmann::ordered_json(*plan.bound) : nlohmann::ordered_json();
       out["gap"] = gap ? nlohmann::ordered_json(*gap) : nlohmann::ordered_json();
+      if (plan.model_bound) out["model_bound"] = *plan.model_bound;
       out["solve_seconds"] = plan.solve_seconds;
       out["recomputations"] = ok ? plan.sim.recomputations : 0;
       out["bytes_at_loss"] = act_json(ok ? std::optional<int64_t>(plan.sim.bytes_at_loss) : std::nullopt);

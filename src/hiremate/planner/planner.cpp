@@ -479,8 +479,8 @@ struct Planner {
     Plan best;
     double best_time = 0;
     // The best lower bound known, whichever plan wins: the loss-point bound (valid for every
-    // schedule), or the flat MILP's where it proved more (RK-Checkmate's model, forward order fixed:
-    // a plan outside that model may beat it, then it is no bound for that plan and is dropped).
+    // schedule), or the flat MILP's where it proved more (checkmate reports its model's bound only
+    // where the graph has a single topological order, so that it holds for every schedule).
     std::optional<double> lower;
     std::optional<LossPointBound> loss_bound;
     std::vector<std::string> notes;
@@ -763,7 +763,7 @@ struct Planner {
     const auto& loss_bound = race.loss_bound;
     if (race.lower && *race.lower <= race.best_time && (!loss_bound || *race.lower > loss_bound->time)) {
       best.bound = race.lower;
-      best.note += "; bound: the flat MILP's (RK-Checkmate's model, forward order fixed)";
+      best.note += "; bound: the flat MILP's (RK-Checkmate's model; the graph has a single order)";
     } else if (loss_bound) {
       best.bound = loss_bound->time;
       best.note += fmt::format("; bound: what the budget cannot hold while the loss runs ({} of {} bytes the "

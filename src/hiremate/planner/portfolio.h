@@ -6,7 +6,8 @@
 //   fit, dagremat first, its plan as the MILP's start; elsewhere (no start) TW-Remat first, within
 //   its share; then the MILP (solvers/checkmate); where the MILP ends TimedOut (not built, or CBC
 //   cut by the limit), TW-Remat's plan (run after the MILP where there was a start) when it is
-//   faster or the only one.
+//   faster or the only one; so too, where TW-Remat ran first, on a training graph whose other
+//   orders the MILP's optimum or proof does not cover.
 // - dagremat_then_checkmate (`hiremate` on a generic DAG): dagremat for a share of the limit, then
 //   checkmate_with_fallbacks from its plan where the MILP builds quickly; dagremat alone otherwise.
 // - The hierarchical planner (planner.h) takes its top-level shares from PortfolioOptions and runs

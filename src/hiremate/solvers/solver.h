@@ -75,6 +75,10 @@ struct Plan {
   SimResult sim;              // the simulator's verdict on `schedule` (filled by solve_checked)
   int64_t budget = 0;
   std::optional<double> bound;  // a lower bound on the time, where the solver has one
+  // A lower bound in the solver's own model only, where that model restricts the schedules (checkmate
+  // on a training graph with other orders: RK-Checkmate's bound over the graph's order); not a bound
+  // on every schedule, so never `bound`. What plans in that model are compared with.
+  std::optional<double> model_bound;
   double solve_seconds = 0;
   std::string note;           // why infeasible, what was tried, what was cut by a time limit, ...
   // Without a schedule: the lowest peak of a plan the solver did build (over the budget), where known.

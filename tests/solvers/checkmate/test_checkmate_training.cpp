@@ -81,7 +81,16 @@ void expect_optimal_equals_brute_force(const Graph& g, int64_t steps = 1, bool f
       EXPECT_FALSE(p.has_schedule);
       continue;
     }
-    ASSERT_EQ(p.status, PlanStatus::Optimal) << "budget " << budget << ": " << p.note;
+    // Optimal for the graph where its order is the only one; elsewhere over that order only, with
+    // the loss-point bound, valid for every schedule, as its bound.
+    if (order_is_forced(g)) {
+      ASSERT_EQ(p.status, PlanStatus::Optimal) << "budget " << budget << ": " << p.note;
+    } else {
+      ASSERT_EQ(p.status, PlanStatus::Feasible) << "budget " << budget << ": " << p.note;
+      EXPECT_TRUE(optimal_in_model(p)) << p.note;
+      ASSERT_TRUE(p.bound.has_value());
+      EXPECT_LE(*p.bound, expected);
+    }
     EXPECT_LE(p.sim.peak, budget);
     EXPECT_DOUBLE_EQ(p.sim.time, expected) << "budget " << budget;
     EXPECT_LE(p.sim.time, previous) << "the time grew with the budget at " << budget;
@@ -160,6 +169,39 @@ TEST(CheckmateTraining, SaveBudgetBoundsTheBytesHeldAtTheLoss) {
   EXPECT_GT(saved.sim.time, free_plan.sim.time);  // holding less at the loss costs recomputation
   opt.save_budget = 0;  // the loss output alone exceeds it
   EXPECT_EQ(solve_checked(solver, g, budget, opt).status, PlanStatus::Infeasible);
+}
+
+// RK-Checkmate's optimum holds over the graph's order of first computations; where the graph has
+// others, a plan in another order can be faster, so the MILP's "optimal" and its bound are not the
+// graph's: its status is Feasible and its bound must not exceed any valid plan's time. On this
+// 25-node random training graph (`hiremate generate random -n 12 --seed 21`) at 99 % of the keep-all
+// peak, the model's optimum recomputes one forward (0.98 % overhead) and TW-Remat, reordering, needs
+// none: checkmate called its plan optimal with a bound above TW-Remat's time.
+TEST(CheckmateTraining, ItsOptimumAndBoundHoldOverTheGraphsOrderOnly) {
+  generate::RandomLayeredParams rp;
+  rp.nodes = 12;
+  rp.seed = 21;
+  const Graph g = generate::random_layered(rp);
+  ASSERT_FALSE(order_is_forced(g));
+  int beaten = 0;
+  for (double f : {0.99, 0.9, 0.85}) {
+    const int64_t budget = hiremate::testing::activation_budget(g, f);
+    SolveOptions o;
+    o.time_limit = 10;
+    const Plan cm = solve_checked(CheckmateSolver(), g, budget, o);
+    if (!cm.has_schedule) continue;
+    SCOPED_TRACE("at " + std::to_string(f));
+    EXPECT_NE(cm.status, PlanStatus::Optimal) << cm.note;
+    ASSERT_TRUE(cm.bound.has_value()) << cm.note;
+    EXPECT_LE(*cm.bound, cm.sim.time);
+    for (const char* name : {"twremat", "hilp"}) {
+      const Plan other = solve_checked(*make_solver(name), g, budget, o);
+      if (!other.has_schedule) continue;
+      EXPECT_LE(*cm.bound, other.sim.time * (1 + 1e-12)) << name << "'s plan is faster than checkmate's bound";
+      beaten += other.sim.time < cm.sim.time * (1 - 1e-12);
+    }
+  }
+  EXPECT_GT(beaten, 0) << "no budget where another order beats the model's optimum: the test shows nothing";
 }
 
 // Another solver's plan as the MIP start (CheckmateSolver::solve_from, what the hierarchical planner

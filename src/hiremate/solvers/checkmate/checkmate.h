@@ -86,6 +86,15 @@ class CheckmateSolver : public Solver {
   CheckmateOptions copt_;
 };
 
+// What checkmate's note says where its plan is optimal in RK-Checkmate's model but the graph has other
+// orders of first computations (the status is then Feasible, and the bound the loss-point bound).
+inline constexpr const char* kOptimalInModel = "optimal in RK-Checkmate's model";
+// Whether `p`, checkmate's, is optimal in RK-Checkmate's model (over the graph's or the given plan's
+// order on a training graph; for the graph itself where the status says Optimal).
+inline bool optimal_in_model(const Plan& p) {
+  return p.status == PlanStatus::Optimal || p.note.find(kOptimalInModel) != std::string::npos;
+}
+
 // Whether g.order is the graph's only topological order: each node reads an output of the one
 // before it. Then fixing the order of first computations (RK-Checkmate's stages) restricts nothing,
 // and the training model's proof of infeasibility holds for every schedule (exit 3, not 4).
