@@ -30,7 +30,8 @@ TEST(LossPointBound, NeverAboveTheProvenOptimum) {
       o.time_limit = 120;  // these are proven in seconds; the limit only guards a stuck CBC
       o.threads = 1;
       Plan p = solve_checked(CheckmateSolver(), g, budget, o);
-      ASSERT_EQ(p.status, PlanStatus::Optimal) << name << " at " << fraction << ": " << p.note;
+      // Optimal over the graph's order (RK-Checkmate's model): at least the graph's optimum.
+      ASSERT_TRUE(optimal_in_model(p)) << name << " at " << fraction << ": " << p.note;
       EXPECT_LE(lb->time, p.sim.time * (1 + 1e-12)) << name << " at " << fraction;
       ++compared;
       above_keep_all += lb->time > keep_all * (1 + 1e-9);

@@ -175,7 +175,9 @@ TEST(TwRemat, NeverFasterThanTheExactOptimumOnTinyGraphs) {
       Plan best = solve_checked(exact, g, budget, {});
       SCOPED_TRACE(label(g) + " at " + std::to_string(budget));
       if (ours.has_schedule) {
-        ASSERT_EQ(best.status, PlanStatus::Optimal) << "twremat found a plan the exact solver says is impossible";
+        // Optimal in RK-Checkmate's model (over the graph's order on two_producer_grad, which has
+        // another; there the graph's order is as good as any at every budget tried here).
+        ASSERT_TRUE(optimal_in_model(best)) << "twremat found a plan the exact solver says is impossible";
         EXPECT_GE(ours.sim.time, best.sim.time - 1e-9);
         ++compared;
         worse += ours.sim.time > best.sim.time + 1e-9;

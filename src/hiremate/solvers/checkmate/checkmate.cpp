@@ -291,8 +291,21 @@ struct MilpRun {
   // and the bound reported is the loss-point bound (lower_bound.h), valid for every schedule; the
   // model's own bound is Plan::model_bound, and said in the note. (A generic DAG's order is part of
   // its problem: there both hold for the graph.)
+  // On every training graph the loss-point bound also stands where it proves more than CBC did
+  // (`generate random -n 70 --seed 3` at 70 %, 20 s: 5.64 % against CBC's 4.01 % over the order).
   Plan in_the_graphs_terms(Plan plan) const {
-    if (!g.is_training() || order_is_forced(g)) return plan;
+    if (!g.is_training()) return plan;
+    const std::optional<LossPointBound> lb = loss_point_bound(g, budget);
+    auto take_loss_point = [&] {
+      if (!lb || (plan.bound && *plan.bound >= lb->time)) return;
+      plan.bound = lb->time;
+      plan.note += std::string(plan.note.empty() ? "" : "; ") +
+                   "bound: what the budget cannot hold while the loss runs must be recomputed";
+    };
+    if (order_is_forced(g)) {
+      take_loss_point();
+      return plan;
+    }
     if (plan.status == PlanStatus::Optimal) {
       plan.status = PlanStatus::Feasible;
       plan.note += fmt::format("{}{}, over the {} order of first computations; another order may be faster",
@@ -304,11 +317,7 @@ struct MilpRun {
       plan.model_bound = plan.bound;
       plan.bound.reset();
     }
-    if (auto lb = loss_point_bound(g, budget)) {
-      plan.bound = lb->time;
-      plan.note += std::string(plan.note.empty() ? "" : "; ") +
-                   "bound: what the budget cannot hold while the loss runs must be recomputed";
-    }
+    take_loss_point();
     return plan;
   }
 };
