@@ -89,8 +89,9 @@ class CheckmateSolver : public Solver {
 // What checkmate's note says where its plan is optimal in RK-Checkmate's model but the graph has other
 // orders of first computations (the status is then Feasible, and the bound the loss-point bound).
 inline constexpr const char* kOptimalInModel = "optimal in RK-Checkmate's model";
-// Whether `p`, checkmate's, is optimal in RK-Checkmate's model (over the graph's or the given plan's
-// order on a training graph; for the graph itself where the status says Optimal).
+// Whether `p`, CheckmateSolver's own (not the composition's, which may return TW-Remat's plan with
+// that note), is optimal in RK-Checkmate's model (over the graph's or the given plan's order on a
+// training graph; for the graph itself where the status says Optimal).
 inline bool optimal_in_model(const Plan& p) {
   return p.status == PlanStatus::Optimal || p.note.find(kOptimalInModel) != std::string::npos;
 }
