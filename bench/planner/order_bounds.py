@@ -2,7 +2,7 @@
 """Where RK-Checkmate's bound is not a bound: on training graphs with more than one topological order,
 checkmate's MILP fixes the order of first computations to the graph's, so its optimum and its bound
 hold over that order only; TW-Remat (which reorders) and the hierarchy can beat both. Per graph and
-budget: checkmate's plan, its reported `bound` (the loss-point bound where the order is not forced),
+budget: checkmate's plan, its reported `bound` (the loss-point or chain bound where the order is not forced),
 its `model_bound` (CBC's, over the graph's order: what checkmate reported as `bound` before), and the
 best plan of the other solvers; a row where that plan is faster than the model bound is one where the
 old `bound` was no lower bound.
@@ -71,7 +71,7 @@ def main():
     lines = ["# RK-Checkmate's bound over the graph's order, against plans in other orders", "",
              *provenance_lines(prov), "",
              f"checkmate, {' and '.join(OTHERS)} at {args.time_limit:g} s, {args.threads} threads, per budget (% of "
-             "the keep-all activation peak). `bound`: what checkmate reports (the loss-point bound where the graph "
+             "the keep-all activation peak). `bound`: what checkmate reports (the loss-point or chain bound where the graph "
              "has other orders, valid for every schedule); `model bound`: CBC's over the graph's order "
              "(`model_bound` in --json; reported as `bound` before ec370ad); `best other`: the fastest plan of the "
              "other solvers; `below`: that plan beats the model bound, so it was no lower bound. Overheads over "

@@ -10,9 +10,10 @@ Usage: bench/planner/planner_table.py [--sizes 100,500,2000,5000] [--shapes tran
            [--large-time-limit 300] [--checkmate-max-nodes 600] [--public fcn8-b32-train,resnet50-b256-train]
            [--public-budgets 90,80,70] [--out bench/results/planner.md]
 Every number is measured in this run on this machine (2 shared cores: compare within a row). Per row
-also the best lower bound any solver reported (as an overhead: hilp and hiremate carry the loss-point
-bound, checkmate the higher of CBC's and it where the graph has a single order, else the loss-point
-bound alone: CBC's holds over the graph's order of first computations only) and the computed lines of issue 21: rows where hilp has a plan when another
+also the best lower bound any solver reported (as an overhead: hilp and hiremate carry the better of
+the loss-point and chain bounds (schedule/lower_bound.h), checkmate the higher of CBC's and that one
+where the graph has a single order, else that one alone: CBC's holds over the graph's order of first
+computations only) and the computed lines of issue 21: rows where hilp has a plan when another
 solver has one, hilp within 1 point of the row's best, hilp ahead of twremat, hiremate's gap.
 """
 import argparse

@@ -80,6 +80,7 @@ struct Planner {
   // What the planner plans with: the run's less a margin for the last checks and the caller's own
   // work (the CLI's wall time, graph loading included).
   const Deadline planned = run_deadline.fraction(portfolio.limit_margin);
+  std::optional<ScheduleBound> every_plans_bound;  // valid for every schedule (lower_bound.h), set first
   partition::ClusterTree tree;
   PlannerReport rep;
   std::optional<Plan> twremat_plan;  // TW-Remat on the whole graph, solved before the levels
@@ -478,11 +479,11 @@ struct Planner {
   struct Race {
     Plan best;
     double best_time = 0;
-    // The best lower bound known, whichever plan wins: the loss-point bound (valid for every
-    // schedule), or the flat MILP's where it proved more (checkmate reports its model's bound only
-    // where the graph has a single topological order, so that it holds for every schedule).
+    // The best lower bound known, whichever plan wins: the loss-point or chain bound (valid for
+    // every schedule), or the flat MILP's where it proved more (checkmate reports its model's bound
+    // only where the graph has a single topological order, so that it holds for every schedule).
     std::optional<double> lower;
-    std::optional<LossPointBound> loss_bound;
+    std::optional<ScheduleBound> schedule_bound;
     std::vector<std::string> notes;
     std::optional<std::string> proof;  // the flat MILP's proof that nothing fits, where it gave one
   };
@@ -760,15 +761,13 @@ struct Planner {
     }
     best.lowest_peak.reset();  // meaningful without a plan only
     best.note = fmt::format("best plan: {}", rep.winner);
-    const auto& loss_bound = race.loss_bound;
-    if (race.lower && *race.lower <= race.best_time && (!loss_bound || *race.lower > loss_bound->time)) {
+    const auto& sb = race.schedule_bound;
+    if (race.lower && *race.lower <= race.best_time && (!sb || *race.lower > sb->time)) {
       best.bound = race.lower;
       best.note += "; bound: the flat MILP's (RK-Checkmate's model; the graph has a single order)";
-    } else if (loss_bound) {
-      best.bound = loss_bound->time;
-      best.note += fmt::format("; bound: what the budget cannot hold while the loss runs ({} of {} bytes the "
-                               "backward reads) must be recomputed",
-                               std::max<int64_t>(0, loss_bound->needed - loss_bound->held_at_loss), loss_bound->needed);
+    } else if (sb) {
+      best.bound = sb->time;
+      best.note += "; bound: " + sb->why;
     }
     return std::move(best);
   }
@@ -779,10 +778,10 @@ struct Planner {
     const Deadline top_time = popt.top_time_limit > 0 ? planned.within(popt.top_time_limit) : planned.share(1);
     Race race;
     race.best.status = PlanStatus::NoPlanFound;
-    race.loss_bound = loss_point_bound(g, budget);
+    race.schedule_bound = every_plans_bound;
     if (opt.progress) {
       opt.progress->phase("top: keep-all, Rotor, TW-Remat");
-      if (race.loss_bound) opt.progress->bound(race.loss_bound->time);
+      if (race.schedule_bound) opt.progress->bound(race.schedule_bound->time);
     }
     offer(race, budget, keep_all_schedule(g), "autograd", std::nullopt);
     offer_save_front(race, budget);
@@ -1035,6 +1034,9 @@ Plan plan(const Graph& g, int64_t budget, const SolveOptions& opt, const Planner
     return out;
   }
   Planner p(g, opt, popt);
+  // First, while the whole limit is left: the bound is cheap, and a progress display shows it at once.
+  p.every_plans_bound = schedule_bound(g, budget, p.run_deadline.share(kScheduleBoundShare).end());
+  if (opt.progress && p.every_plans_bound) opt.progress->bound(p.every_plans_bound->time);
   twremat_first(p, budget);
   restricted_plan(p, budget);
   flat_beside(p, budget);

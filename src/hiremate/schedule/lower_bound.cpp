@@ -1,8 +1,12 @@
 #include "hiremate/schedule/lower_bound.h"
 
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <unordered_map>
 #include <vector>
+
+#include "hiremate/schedule/chain_bound.h"
 
 namespace hiremate {
 
@@ -76,6 +80,22 @@ std::optional<LossPointBound> loss_point_bound(const Graph& g, int64_t budget) {
     out.recompute += it.time * (1.0 - held);
   }
   out.time += out.recompute;
+  return out;
+}
+
+std::optional<ScheduleBound> schedule_bound(const Graph& g, int64_t budget,
+                                            std::chrono::steady_clock::time_point deadline) {
+  std::optional<ScheduleBound> out;
+  if (g.loss == kNone) return out;  // generic DAGs: their fixed-order bound is dagremat's gap bound
+  if (auto lp = loss_point_bound(g, budget))
+    out = ScheduleBound{lp->time, fmt::format("what the budget cannot hold while the loss runs ({} of {} bytes the "
+                                              "backward reads) must be recomputed",
+                                              std::max<int64_t>(0, lp->needed - lp->held_at_loss), lp->needed)};
+  if (auto cb = chain_bound(g, budget, kScheduleBoundSteps, deadline); cb && (!out || cb->time > out->time))
+    out = ScheduleBound{cb->time, fmt::format("what the budget cannot hold at each of the {} nodes of the longest "
+                                              "dependency path must be recomputed (chain bound, {} values' live "
+                                              "spans)",
+                                              cb->moments, cb->items)};
   return out;
 }
 

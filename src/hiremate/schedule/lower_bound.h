@@ -10,8 +10,10 @@
 // a 0/1 knapsack, whose fractional relaxation (greedy by t_f / b_f) gives a bound that is valid and
 // costs a sort. The recomputations' own inputs are not counted (the bound stays valid, only weaker).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "hiremate/graph/graph.h"
 
@@ -27,5 +29,17 @@ struct LossPointBound {
 // nullopt for a graph without a loss node (a generic DAG) or a budget below what the loss alone
 // needs (then no plan exists: the minimum-budget check says so with its reason).
 std::optional<LossPointBound> loss_point_bound(const Graph& g, int64_t budget);
+
+// The better of the loss-point bound and the chain bound (chain_bound.h), with what proves it, for
+// a plan's `bound` and note. The chain bound's dual takes at most kScheduleBoundSteps subgradient
+// steps and stops at the deadline (each step is O(moments + items): milliseconds on 20,000 nodes).
+struct ScheduleBound {
+  double time = 0;
+  std::string why;  // "what the budget cannot hold ... must be recomputed", said for the winner
+};
+constexpr int kScheduleBoundSteps = 2000;
+constexpr double kScheduleBoundShare = 0.02;  // the most of a solve's time limit left that callers give it
+std::optional<ScheduleBound> schedule_bound(const Graph& g, int64_t budget,
+                                            std::chrono::steady_clock::time_point deadline);
 
 }  // namespace hiremate
