@@ -70,3 +70,21 @@ TEST(CliBudgetUnits, AGraphWithoutSourcesReadsAsItsBaselinePeak) {
   auto text = run_cli("solve " + kDag + " --budget 90% --solver checkmate --time-limit 20");
   EXPECT_FALSE(has(text.out, "the inputs' ")) << text.out;
 }
+
+// `info` on a training graph gives, per budget it prints, the least overhead any plan can have
+// (schedule/lower_bound.h): never above a plan's, never lower at a tighter budget; none on a DAG.
+TEST(CliBudgetUnits, InfoSaysTheLeastOverheadOfEveryPlanPerBudget) {
+  auto info = json_of("info " + kMlp);
+  ASSERT_TRUE(info.contains("least_overhead_percent")) << info.dump();
+  const auto& least = info["least_overhead_percent"];
+  EXPECT_GE(least["70"].get<double>(), least["80"].get<double>());
+  EXPECT_GE(least["80"].get<double>(), least["90"].get<double>());
+  EXPECT_GE(least["90"].get<double>(), 0.0);
+  for (const char* p : {"90", "80", "70"}) {
+    auto j = json_of("solve " + kMlp + " --budget " + p + "% --solver checkmate --time-limit 20");
+    ASSERT_EQ(j["valid"], true) << j.dump();
+    EXPECT_LE(least[p].get<double>(), j["overhead_percent"].get<double>() + 1e-9) << p << " %";
+  }
+  EXPECT_TRUE(has(run_cli("info " + kMlp).out, "every plan at least +"));
+  EXPECT_FALSE(json_of("info " + kDag).contains("least_overhead_percent"));
+}

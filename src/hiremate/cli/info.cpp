@@ -8,16 +8,22 @@
 #include <optional>
 
 #include "hiremate/cli/commands.h"
+#include "hiremate/common/deadline.h"
 #include "hiremate/common/units.h"
+#include "hiremate/schedule/lower_bound.h"
 #include "hiremate/solvers/dagremat/pebbling_bound.h"
 #include "hiremate/solvers/min_budget.h"
 #include "hiremate/solvers/solver.h"
 
 namespace hiremate::cli {
 
+namespace {
+constexpr double kBoundSeconds = 2;  // per budget, at most: the bound's dual stops there on the largest graphs
+}  // namespace
+
 Runner add_info(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "describe a graph: nodes, edges, kinds, baseline peak and time, "
-                                         "budgets at 90/80/70 %, the floor below which no schedule exists and the node that sets it, and "
+                                         "budgets at 90/80/70 % (on training graphs with the least overhead any plan can have there), the floor below which no schedule exists and the node that sets it, and "
                                          "on generic DAGs a budget from which a plan is known to exist "
                                          "(bytes of activations: the sources excluded; % of the keep-all activation peak)");
   auto args = std::make_shared<GraphArgs>();
@@ -52,6 +58,15 @@ Runner add_info(CLI::App& app) {
     auto percent = [keep_all](int64_t bytes) { return 100.0 * static_cast<double>(bytes) / static_cast<double>(std::max<int64_t>(1, keep_all)); };
     nlohmann::ordered_json budgets;
     for (int p : {90, 80, 70}) budgets[std::to_string(p)] = parse_activation_budget(std::to_string(p) + "%", g);
+    // Training graphs: the least overhead any plan can have at each of those budgets (lower_bound.h:
+    // valid for every schedule, whatever the solver), so that a user sees what a budget costs at least.
+    nlohmann::ordered_json least;
+    if (g.is_training())
+      for (int p : {90, 80, 70}) {
+        const int64_t act = budgets[std::to_string(p)].get<int64_t>();
+        const auto sb = schedule_bound(g, act + source_bytes, Deadline(kBoundSeconds).end());
+        if (sb && b.time > 0) least[std::to_string(p)] = 100.0 * (sb->time / b.time - 1);
+      }
     if (*json) {
       nlohmann::ordered_json out;
       out["graph"] = g.name;
@@ -69,6 +84,7 @@ Runner add_info(CLI::App& app) {
       out["sum_time"] = sum_time;
       out["time_unit"] = g.time_unit;
       out["budgets"] = budgets;
+      if (!least.empty()) out["least_overhead_percent"] = least;  // a lower bound per budget, over keep-all's time
       out["min_budget"] = mb.activations();  // below it no schedule exists (solve exits 3)
       out["min_budget_percent"] = min_budget_percent(g, mb);  // of the keep-all activation peak
       out["min_budget_node"] = g.compute[mb.node].name;
@@ -92,8 +108,13 @@ Runner add_info(CLI::App& app) {
                group_digits(keep_all), format_bytes(keep_all),
                source_bytes > 0 ? fmt::format(" ({} bytes with the sources)", group_digits(b.peak)) : "",
                format_quantity(b.time), g.time_unit);
-    for (int p : {90, 80, 70})
-      fmt::print("budget {} %    {} bytes\n", p, group_digits(budgets[std::to_string(p)].get<int64_t>()));
+    for (int p : {90, 80, 70}) {
+      const std::string key = std::to_string(p);
+      fmt::print("budget {} %    {} bytes{}\n", p, group_digits(budgets[key].get<int64_t>()),
+                 least.contains(key) ? fmt::format(": every plan at least +{:.2f} % time (a lower bound)",
+                                                   least[key].get<double>())
+                                     : "");
+    }
     // A floor, not a promise on generic DAGs (schedule/min_budget.h): "min" asks for a plan there.
     fmt::print("min budget     {} bytes: {:.1f} % {} (below it no schedule exists; --budget min {} there)\n"
                "               set by {}\n",
