@@ -128,6 +128,7 @@ Runner add_solve(CLI::App& app) {
       out["bound"] = plan.bound ? nlohmann::ordered_json(*plan.bound) : nlohmann::ordered_json();
       out["gap"] = gap ? nlohmann::ordered_json(*gap) : nlohmann::ordered_json();
       if (plan.model_bound) out["model_bound"] = *plan.model_bound;
+      if (plan.optimal_in_model) out["optimal_in_model"] = true;  // over the order the note names
       out["solve_seconds"] = plan.solve_seconds;
       out["recomputations"] = ok ? plan.sim.recomputations : 0;
       out["bytes_at_loss"] = act_json(ok ? std::optional<int64_t>(plan.sim.bytes_at_loss) : std::nullopt);

@@ -79,6 +79,9 @@ struct Plan {
   // on a training graph with other orders: RK-Checkmate's bound over the graph's order); not a bound
   // on every schedule, so never `bound`. What plans in that model are compared with.
   std::optional<double> model_bound;
+  // Proven optimal in the solver's own model where that model restricts the schedules (as above:
+  // the status is then Feasible); a status of Optimal is a proof for the graph itself.
+  bool optimal_in_model = false;
   double solve_seconds = 0;
   std::string note;           // why infeasible, what was tried, what was cut by a time limit, ...
   // Without a schedule: the lowest peak of a plan the solver did build (over the budget), where known.

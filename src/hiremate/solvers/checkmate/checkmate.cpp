@@ -282,6 +282,7 @@ struct MilpRun {
     if (!res.note.empty()) plan.note += (plan.note.empty() ? "" : "; ") + res.note;
     if (start_plan && g.is_training() && plan.status == PlanStatus::Optimal) {
       plan.status = PlanStatus::Feasible;  // exact over the given plan's order only
+      plan.optimal_in_model = true;
       plan.note += "; optimal over the order of the given plan's first computations";
     }
     return plan;
@@ -310,6 +311,7 @@ struct MilpRun {
     }
     if (plan.status == PlanStatus::Optimal) {
       plan.status = PlanStatus::Feasible;
+      plan.optimal_in_model = true;
       plan.note += fmt::format("{}{}, over the {} order of first computations; another order may be faster",
                                plan.note.empty() ? "" : "; ", kOptimalInModel, start_plan ? "given plan's" : "graph's");
     }

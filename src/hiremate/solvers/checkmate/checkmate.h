@@ -87,14 +87,12 @@ class CheckmateSolver : public Solver {
 };
 
 // What checkmate's note says where its plan is optimal in RK-Checkmate's model but the graph has other
-// orders of first computations (the status is then Feasible, and the bound the loss-point bound).
+// orders of first computations (the status is then Feasible, Plan::optimal_in_model set, and the
+// bound one for every schedule, lower_bound.h).
 inline constexpr const char* kOptimalInModel = "optimal in RK-Checkmate's model";
-// Whether `p`, CheckmateSolver's own (not the composition's, which may return TW-Remat's plan with
-// that note), is optimal in RK-Checkmate's model (over the graph's or the given plan's order on a
+// Whether `p` is optimal in RK-Checkmate's model (over the graph's or the given plan's order on a
 // training graph; for the graph itself where the status says Optimal).
-inline bool optimal_in_model(const Plan& p) {
-  return p.status == PlanStatus::Optimal || p.note.find(kOptimalInModel) != std::string::npos;
-}
+inline bool optimal_in_model(const Plan& p) { return p.status == PlanStatus::Optimal || p.optimal_in_model; }
 
 // Whether g.order is the graph's only topological order: each node reads an output of the one
 // before it. Then fixing the order of first computations (RK-Checkmate's stages) restricts nothing,
