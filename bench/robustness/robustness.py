@@ -16,7 +16,9 @@ threads (drawn with a fixed seed). What must hold, per solve:
 - a budget below the floor `hiremate info` prints is answered 3; at the floor ('min'), 3 only on a
   generic DAG, where the floor is not a promise (nodes' inputs may have to coexist: min_budget.h);
 - no budget is called infeasible (3) by one solver and planned (0) by another: a proof contradicted
-  by a plan is a bug in the proof.
+  by a plan is a bug in the proof;
+- no solver's `bound` at a budget exceeds the time of a plan another solver (or itself) found there:
+  a lower bound above a valid plan is no bound.
 
 Usage: bench/robustness/robustness.py [--time-limit 3] [--seed 1] [--set first|other] [--out bench/results/robustness.md]
 Writes the table of outcomes (exit codes per solver) and every violation; exits 1 if there is one.
@@ -119,8 +121,9 @@ def fixed_order_check(graph, schedule):
     return None, peak - sum(size[d] for d in sources), time
 
 
-def check_solve(hiremate, path, graph, budget, solver, threads, limit, tmp):
-    """One solve and its checks: (its exit code, or None if it did not end; the violations found)."""
+def check_solve(hiremate, path, graph, budget, solver, threads, limit, tmp, times):
+    """One solve and its checks: (its exit code, or None if it did not end; the violations found).
+    Records in `times[solver]` its (bound or None, plan time or None) for bounds_under_plans."""
     about = info(hiremate, path)
     dag = about["type"] == "generic"
     sched = os.path.join(tmp, "schedule.json")
@@ -135,6 +138,7 @@ def check_solve(hiremate, path, graph, budget, solver, threads, limit, tmp):
     if r.returncode not in (0, 3, 4):
         return r.returncode, [f"exit {r.returncode}: {(r.stdout + r.stderr).strip()[-300:]}"]
     result = json.loads(r.stdout)
+    times[solver] = (result.get("bound"), result.get("time") if r.returncode == 0 else None)
     found = []
     if result["budget"] < about["min_budget"] and r.returncode != 3:
         found.append(f"below the floor {about['min_budget']} (budget {result['budget']}), exit {r.returncode}, not 3")
@@ -163,6 +167,17 @@ def contradictions(codes):
     proved = [s for s, c in codes.items() if c == 3]
     planned = [s for s, c in codes.items() if c == 0]
     return [f"{', '.join(proved)} proved infeasible what {', '.join(planned)} planned"] if proved and planned else []
+
+
+def bounds_under_plans(times):
+    """The violations among one budget's results by solver: a bound above some plan's time."""
+    plans = [(t, s) for s, (_, t) in times.items() if t is not None]
+    out = []
+    for s, (bound, _) in times.items():
+        for t, planner in plans:
+            if bound is not None and bound > t * (1 + 1e-9):
+                out.append(f"{s}'s bound {bound:.9g} above {planner}'s plan time {t:.9g}")
+    return out
 
 
 def info(hiremate, path):
@@ -197,17 +212,18 @@ def main():
             dag = "--dag" in gargs
             outcome = {}
             for budget in budgets:
-                codes = {}
+                codes, times = {}, {}
                 for solver in DAG_SOLVERS if dag else TRAINING_SOLVERS:
                     threads = rng.choice([1, 2])
                     solves += 1
-                    code, found = check_solve(HIREMATE, path, graph, budget, solver, threads, args.time_limit, tmp)
+                    code, found = check_solve(HIREMATE, path, graph, budget, solver, threads, args.time_limit, tmp,
+                                              times)
                     where = f"{label} at {budget}, {solver}, {threads} thread(s)"
                     violations += [f"{where}: {v}" for v in found]
                     if code is not None:
                         outcome.setdefault(solver, []).append(code)
                         codes[solver] = code
-                violations += [f"{label} at {budget}: {v}" for v in contradictions(codes)]
+                violations += [f"{label} at {budget}: {v}" for v in contradictions(codes) + bounds_under_plans(times)]
             rows.append((label, "generic DAG" if dag else "training", len(graph["compute"]), outcome))
             print(f"robustness: {label} done ({solves} solves, {len(violations)} violations)", file=sys.stderr)
     lines = ["# Robustness sweep", "", *provenance_lines(prov), "",
@@ -216,7 +232,7 @@ def main():
              f"{solves} solves. Cells: how many solves exited 0 (plan) / 3 (proven infeasible) / 4 (no plan "
              "found); any other exit is a violation below. Every plan was checked by `hiremate simulate` (valid, "
              "the same peak, within the budget) and, on generic DAGs, by this script's own simulator of the "
-             "fixed-order model.", "",
+             "fixed-order model; at each budget every solver's `bound` was checked under every plan's time.", "",
              "| graph | kind | compute nodes | " + " | ".join(TRAINING_SOLVERS + ["dagremat"]) + " |",
              "|---|---|---|" + "---|" * (len(TRAINING_SOLVERS) + 1)]
     for label, kind, n, outcome in rows:
