@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <functional>
+#include <limits>
 
 #include "hiremate/graph/generate.h"
 #include "hiremate/schedule/lower_bound.h"
@@ -88,6 +91,79 @@ TEST(ChainBound, NeverAboveAnySolversPlanWhereTheOrderIsFree) {
     }
   }
   EXPECT_GE(compared, 20);
+}
+
+// Every topological order of small random training graphs (up to kMaxOrders of them): the graph's
+// optimum is the least of RK-Checkmate's optima over the orders (its stages fix the order of first
+// computations), and both bounds lie under it.
+TEST(ChainBound, NeverAboveTheOptimumOverEveryOrder) {
+  constexpr size_t kMaxOrders = 150;
+  int compared = 0, several_orders = 0, above_loss_point = 0;
+  for (uint64_t seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+    generate::RandomLayeredParams rp;
+    rp.nodes = 5;
+    rp.seed = seed;
+    const Graph g = generate::random_layered(rp);
+    // The orders, depth first over the nodes whose inputs' producers have all run.
+    std::vector<std::vector<NodeId>> orders;
+    std::vector<NodeId> prefix;
+    std::vector<char> done(g.compute.size(), 0);
+    std::function<void()> extend = [&] {
+      if (orders.size() > kMaxOrders) return;
+      if (prefix.size() == g.compute.size()) {
+        orders.push_back(prefix);
+        return;
+      }
+      for (NodeId c = 0; c < static_cast<NodeId>(g.compute.size()); ++c) {
+        if (done[c]) continue;
+        bool ready = true;
+        for (NodeId d : g.compute[c].deps)
+          for (NodeId p : g.data[d].producers) ready = ready && (done[p] || p == c);
+        if (!ready) continue;
+        done[c] = 1;
+        prefix.push_back(c);
+        extend();
+        prefix.pop_back();
+        done[c] = 0;
+      }
+    };
+    extend();
+    if (orders.size() > kMaxOrders) continue;  // too many to solve here
+    several_orders += orders.size() > 1;
+    for (double fraction : {0.95, 0.85, 0.75, 0.65, 0.55}) {
+      const int64_t budget = hiremate::testing::activation_budget(g, fraction);
+      double optimum = std::numeric_limits<double>::infinity();
+      bool proven = true;
+      for (const auto& order : orders) {
+        Graph in_order = g;
+        in_order.order = order;
+        SolveOptions o;
+        o.time_limit = 20;
+        o.threads = 1;
+        const Plan p = solve_checked(CheckmateSolver(), in_order, budget, o);
+        proven = proven && (optimal_in_model(p) || p.status == PlanStatus::Infeasible || !p.has_schedule);
+        if (p.has_schedule) optimum = std::min(optimum, p.sim.time);
+      }
+      if (!std::isfinite(optimum)) continue;
+      ASSERT_TRUE(proven) << "seed " << seed << " at " << fraction;
+      const auto cb = chain_bound(g, budget, kSteps, kNever);
+      ASSERT_TRUE(cb.has_value());
+      EXPECT_LE(cb->time, optimum * (1 + 1e-9)) << "seed " << seed << " at " << fraction;
+      const auto lp = loss_point_bound(g, budget);
+      if (lp) EXPECT_LE(lp->time, optimum * (1 + 1e-9)) << "seed " << seed << " at " << fraction;
+      above_loss_point += lp && cb->time > lp->time * (1 + 1e-9);
+      ++compared;
+      std::printf("  random-5-s%llu (%zu orders) at %.0f %%: optimum %g, chain bound %g, loss point %g\n",
+                  static_cast<unsigned long long>(seed), orders.size(), 100 * fraction, optimum, cb->time,
+                  lp ? lp->time : -1.0);
+    }
+  }
+  std::printf("  %d budgets compared on graphs with up to %zu orders (%d graphs with several); the chain bound "
+              "above the loss-point one in %d\n",
+              compared, kMaxOrders, several_orders, above_loss_point);
+  EXPECT_GE(compared, 12);
+  EXPECT_GE(several_orders, 4);
+  EXPECT_GT(above_loss_point, 0);
 }
 
 TEST(ChainBound, KeepAllTimeWhereKeepAllFitsAndNoneBelowAChainNodesOwnNeeds) {
