@@ -35,6 +35,7 @@ class PlanInfo:
     levels: Optional[dict] = None  # the hierarchical planner's per-cluster report (hiremate, hilp)
     input_shapes: tuple = ()  # the input shapes the plan is for, one tuple per input (HiRemate.plans' keys)
     planning_seconds: float = 0.0  # wall time to make this plan: trace, capture, profile and solve (or load)
+    bound: Optional[float] = None  # seconds per step no plan under `budget` can beat (a lower bound), or None
 
     @classmethod
     def from_summary(cls, s):
@@ -45,7 +46,15 @@ class PlanInfo:
                    simulated_time=s["simulated_time"], keep_all_time=keep, predicted_overhead=overhead,
                    recomputations=s["recomputations"], solve_seconds=s["solve_seconds"],
                    profile_seconds=s["profile_seconds"], loaded=s["loaded"], input_bytes=s["input_bytes"],
-                   compute_nodes=s["compute_nodes"], note=s["note"], levels=s["levels"])
+                   compute_nodes=s["compute_nodes"], note=s["note"], levels=s["levels"], bound=s.get("bound"))
+
+    @property
+    def least_overhead(self):
+        """The lower bound as an overhead over keep-all (0.08: no plan under this budget is less than 8 %
+        slower than keep-all in the simulator), or None without a bound."""
+        if self.bound is None or self.keep_all_time <= 0:
+            return None
+        return self.bound / self.keep_all_time - 1.0
 
     def report(self):
         """A readable summary, and for the hierarchical planner a table per level."""
@@ -64,6 +73,9 @@ class PlanInfo:
             lines.append(f"{name:<18}{b:>13,}{format_bytes(b):>12} {pct(b):>8}")
         lines.append(f"step time (sim.)  {self.simulated_time * 1e3:.2f} ms against {self.keep_all_time * 1e3:.2f} ms "
                      f"keep-all: {100 * self.predicted_overhead:+.1f} % predicted, {self.recomputations} recomputations")
+        if self.least_overhead is not None:
+            lines.append(f"lower bound       {self.bound * 1e3:.2f} ms ({100 * self.least_overhead:+.1f} %): no plan under this "
+                         "budget is faster in the simulator")
         lines.append(f"(parameters, their gradients and the inputs ({format_bytes(self.input_bytes)}) are outside "
                      "these bytes)")
         if self.levels:

@@ -61,6 +61,7 @@ py::dict summary_dict(const Session& s) {
   d["simulated_time"] = p.simulated_time;
   d["keep_all_time"] = p.keep_all_time;
   d["solve_seconds"] = p.solve_seconds;
+  d["bound"] = p.bound ? py::object(py::float_(*p.bound)) : py::object(py::none());
   d["profile_seconds"] = p.profile_seconds;
   d["computes"] = p.computes;
   d["recomputations"] = p.recomputations;

@@ -31,7 +31,7 @@ class PlanFile(unittest.TestCase):
         self.assertFalse(b.loaded)
         self.assertEqual(a.profile_seconds, 0)
         for field in ("solver", "status", "budget", "keep_all_peak", "simulated_peak", "bytes_at_loss",
-                      "simulated_time", "keep_all_time", "recomputations", "solve_seconds"):
+                      "simulated_time", "keep_all_time", "recomputations", "solve_seconds", "bound"):
             self.assertEqual(getattr(a, field), getattr(b, field), field)
         self.assertEqual(loaded.schedule_json, self.planned.schedule_json)
         self.assertEqual(loaded.graph_json, self.planned.graph_json)

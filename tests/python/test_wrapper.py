@@ -172,6 +172,13 @@ class Wrapper(unittest.TestCase):
         self.assertIn(f"{wrapped.plan.simulated_peak:,}", text)  # bytes with thousands separators
         self.assertIn("H-ILP by level", text)
         self.assertRegex(text, r"\ntop +1 ")
+        # The planner's lower bound (the loss-point or chain bound): under the plan, and said.
+        plan = wrapped.plan
+        self.assertIsNotNone(plan.bound)
+        self.assertLessEqual(plan.bound, plan.simulated_time * (1 + 1e-9))
+        self.assertGreaterEqual(plan.bound, plan.keep_all_time * (1 - 1e-9))
+        self.assertLessEqual(plan.least_overhead, plan.predicted_overhead + 1e-9)
+        self.assertIn("lower bound", text)
         flat = self.wrap(pair()[0])
         self.assertIn("no per-level table", flat.report())
         self.assertIn("HiRemate(", repr(wrapped))

@@ -1,7 +1,6 @@
 #include "hiremate/schedule/chain_bound.h"
 
 #include <algorithm>
-#include <limits>
 #include <vector>
 
 #include "hiremate/schedule/interval_cover.h"

@@ -92,6 +92,7 @@ void Session::plan(const std::string& budget, const std::string& solver_name, do
   summary_.status = to_string(plan.status);
   summary_.note = plan.note;
   summary_.solve_seconds = plan.solve_seconds;
+  summary_.bound = plan.bound;
   require_schedule(plan, solver_name + " found no plan under " + format_bytes(summary_.budget) + " of activations (" +
                              std::to_string(summary_.budget) + " B; the keep-all peak is " +
                              format_bytes(summary_.keep_all) + "; peaks below include the inputs' " +
@@ -137,6 +138,7 @@ void Session::load(const std::string& text, const std::string& origin) {
     summary_.note = s.value("note", "");
     summary_.budget = s.at("budget").get<int64_t>();
     summary_.solve_seconds = s.value("solve_seconds", 0.0);
+    if (s.contains("bound") && s["bound"].is_number()) summary_.bound = s["bound"].get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw BadInput(origin + " /summary: " + e.what() + "; write the file with save_plan()");
   }
@@ -175,6 +177,7 @@ std::string Session::plan_text() const {
                   {"simulated_time", summary_.simulated_time},
                   {"keep_all_time", summary_.keep_all_time},
                   {"solve_seconds", summary_.solve_seconds}};
+  if (summary_.bound) j["summary"]["bound"] = *summary_.bound;
   j["graph"] = nlohmann::json::parse(graph_to_json(graph_));
   j["schedule"] = schedule_to_json(graph_, schedule_);
   return j.dump(1);
