@@ -2,7 +2,8 @@
 training graph, a random DAG and a dense layered DAG, from 'min' to below the floor, one second each:
 exits 0, 3 or 4 only, below the floor 3 (at it 3 only on a DAG), never 3 where another solver
 plans, every plan valid in `hiremate simulate` with the peak solve
-reported and within the budget, and on the DAGs in the sweep's own fixed-order simulator too."""
+reported and within the budget, and on the DAGs in the sweep's own fixed-order simulator too; no
+solver's bound above a plan's time at the same budget."""
 import json
 import os
 import subprocess
@@ -33,16 +34,18 @@ class Robustness(unittest.TestCase):
                 subprocess.run([CLI, "generate", kind, *args, "-o", path], check=True, capture_output=True)
                 graph = robustness.load_json(path)
                 for budget in BUDGETS:
-                    by_solver = {}
+                    by_solver, times = {}, {}
                     for j, solver in enumerate(solvers):
                         threads = 1 + (i + j) % 2
                         with self.subTest(graph=kind, args=args, budget=budget, solver=solver):
-                            code, found = robustness.check_solve(CLI, path, graph, budget, solver, threads, 1, tmp)
+                            code, found = robustness.check_solve(CLI, path, graph, budget, solver, threads, 1, tmp,
+                                                                 times)
                             self.assertEqual(found, [])
                             codes.append(code)
                             by_solver[solver] = code
                     with self.subTest(graph=kind, args=args, budget=budget):
                         self.assertEqual(robustness.contradictions(by_solver), [])
+                        self.assertEqual(robustness.bounds_under_plans(times), [])
             self.assertIn(0, codes)  # the sweep saw plans (each checked), not only refusals
             self.assertIn(3, codes)  # and proven infeasible budgets (5 % is below every floor here)
 
