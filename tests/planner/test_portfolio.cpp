@@ -203,3 +203,30 @@ TEST(Portfolio, HilpPlansAChainAtItsFloor) {
   without.top_flat_persistent_share = 0;  // the constructive plan over every unit reaches the floor too
   EXPECT_FALSE(planner::plan(g, floor, o, without).has_schedule);
 }
+
+// Every plan on a training graph carries a lower bound valid for every schedule (issue 21), also
+// from solvers that prove none themselves: plan_with adds the schedule bound (lower_bound.h). It is
+// at least one run of every node and never above the plan's own time.
+TEST(Portfolio, EveryPlanOnATrainingGraphCarriesABound) {
+  const Graph g = hiremate::testing::small_unet();
+  const double once = baseline(g).time;
+  SolveOptions o;
+  o.time_limit = 5;
+  int planned = 0;
+  for (const char* name : {"twremat", "rotor", "rockmate", "autograd"}) {
+    const double fraction = std::string(name) == "autograd" ? 1.0 : 0.8;
+    Plan p = planner::plan_with(name, g, hiremate::testing::activation_budget(g, fraction), o);
+    if (!p.has_schedule) continue;
+    ++planned;
+    ASSERT_TRUE(p.bound.has_value()) << name << ": " << p.note;
+    EXPECT_LE(*p.bound, p.sim.time * (1 + 1e-9)) << name;
+    EXPECT_GE(*p.bound, once * (1 - 1e-9)) << name;
+    EXPECT_NE(p.note.find("bound:"), std::string::npos) << name << ": " << p.note;
+  }
+  EXPECT_GE(planned, 3);
+  // A generic DAG: no bound claimed where none is proven for every schedule.
+  const Graph dag = random_dag(30, 5);
+  Plan t = planner::plan_with("twremat", dag, baseline(dag).peak * 8 / 10, o);
+  ASSERT_TRUE(t.has_schedule) << t.note;
+  EXPECT_FALSE(t.bound.has_value());
+}

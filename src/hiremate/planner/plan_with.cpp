@@ -1,6 +1,9 @@
 #include "hiremate/planner/plan_with.h"
 
+#include <chrono>
+
 #include "hiremate/planner/registry.h"
+#include "hiremate/schedule/lower_bound.h"
 
 namespace hiremate::planner {
 
@@ -10,7 +13,19 @@ Plan plan_with(const std::string& name, const Graph& g, int64_t budget, const So
   // limit stays as given: it is the deadline's length, and messages quote it).
   SolveOptions o = opt;
   if (!o.deadline) o.deadline = Deadline(o.time_limit);
-  return solve_checked(*solver, g, budget, o);
+  Plan plan = solve_checked(*solver, g, budget, o);
+  // Every plan on a training graph carries a lower bound valid for every schedule (issue 21): where
+  // the solver proves none (twremat, rotor, rockmate, ...), the schedule bound, in its usual share of
+  // the limit (milliseconds to a few tenths of a second on 20,000 nodes) after the solve.
+  if (plan.has_schedule && !plan.bound && g.is_training()) {
+    const auto share = std::chrono::duration<double>(kScheduleBoundShare * o.time_limit);
+    if (auto sb = schedule_bound(g, budget, std::chrono::steady_clock::now() +
+                                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(share))) {
+      plan.bound = sb->time;
+      plan.note += std::string(plan.note.empty() ? "" : "; ") + "bound: " + sb->why;
+    }
+  }
+  return plan;
 }
 
 }  // namespace hiremate::planner
