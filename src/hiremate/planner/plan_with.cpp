@@ -1,7 +1,5 @@
 #include "hiremate/planner/plan_with.h"
 
-#include <chrono>
-
 #include "hiremate/planner/registry.h"
 #include "hiremate/schedule/lower_bound.h"
 
@@ -18,9 +16,7 @@ Plan plan_with(const std::string& name, const Graph& g, int64_t budget, const So
   // the solver proves none (twremat, rotor, rockmate, ...), the schedule bound, in its usual share of
   // the limit (milliseconds to a few tenths of a second on 20,000 nodes) after the solve.
   if (plan.has_schedule && !plan.bound && g.is_training()) {
-    const auto share = std::chrono::duration<double>(kScheduleBoundShare * o.time_limit);
-    if (auto sb = schedule_bound(g, budget, std::chrono::steady_clock::now() +
-                                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(share))) {
+    if (auto sb = schedule_bound(g, budget, Deadline(kScheduleBoundShare * o.time_limit).end())) {
       plan.bound = sb->time;
       plan.note += std::string(plan.note.empty() ? "" : "; ") + "bound: " + sb->why;
     }

@@ -31,7 +31,8 @@ struct PlanSummary {
   int64_t bytes_at_loss = 0;   // activation bytes resident at the loss
   double simulated_time = 0, keep_all_time = 0;  // seconds (summed measured node times)
   double solve_seconds = 0, profile_seconds = 0;
-  // A lower bound on every plan's simulated time under `budget` (Plan::bound), where the solver gave one.
+  // A lower bound on every plan's simulated time under `budget` (Plan::bound: plan_with gives one to
+  // every plan of a training graph; a plan file written before it may lack it).
   std::optional<double> bound;
   size_t computes = 0, recomputations = 0;
   bool loaded = false;         // read from a plan file (no profiling, no planning in this process)
