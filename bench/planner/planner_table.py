@@ -15,6 +15,8 @@ the loss-point and chain bounds (schedule/lower_bound.h), checkmate the higher o
 where the graph has a single order, else that one alone: CBC's holds over the graph's order of first
 computations only) and the computed lines of issue 21: rows where hilp has a plan when another
 solver has one, hilp within 1 point of the row's best, hilp ahead of twremat, hiremate's gap.
+A budget below a graph's floor (`hiremate info`'s min budget) becomes the floor + 5 points, as the
+issue asks ("or the lowest feasible + 5 points"); the row's budget column says so.
 """
 import argparse
 import json
@@ -25,7 +27,26 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from benchlib import HIREMATE, SIZES, provenance, provenance_lines, shared_graphs, solve  # noqa: E402
+from benchlib import HIREMATE, SIZES, info, provenance, provenance_lines, shared_graphs, solve  # noqa: E402
+
+# Issue 21: a budget below the graph's floor (`hiremate info`'s min budget: no schedule exists below
+# it) is replaced by the floor plus this many points of the keep-all peak.
+ABOVE_FLOOR_POINTS = 5.0
+
+
+def graph_budgets(budgets, floor_percent):
+    """The budgets (percent) to run on a graph whose floor is `floor_percent`: each one below the
+    floor becomes floor + ABOVE_FLOOR_POINTS, once, and none that would repeat another within 0.5 points.
+    Returns (percent, label) pairs in the given order."""
+    out = []
+    for b in budgets:
+        label = f"{b:g} %"
+        if b < floor_percent:
+            b = floor_percent + ABOVE_FLOOR_POINTS
+            label = f"{b:.1f} % (floor {floor_percent:.1f} % + {ABOVE_FLOOR_POINTS:g})"
+        if all(abs(b - o) >= 0.5 for o, _ in out):
+            out.append((b, label))
+    return out
 
 
 def cell(r):
@@ -59,7 +80,7 @@ def row(name, nodes, budget, solvers, results):
     lb = bound_percent(results)
     bound = f"{lb:.2f} %" if lb is not None else "-"
     to_bound = f"{best - lb:.2f}" if lb is not None and best is not None else "-"
-    return (f"| {name} | {nodes} | {budget} % | " + " | ".join(cell(results.get(s)) for s in solvers) +
+    return (f"| {name} | {nodes} | {budget} | " + " | ".join(cell(results.get(s)) for s in solvers) +
             f" | {gap} | {bound} | {to_bound} |")
 
 
@@ -133,17 +154,18 @@ def main():
                                capture_output=True)
                 nodes = len(json.load(open(path))["compute"])
                 limit = a.large_time_limit if nodes >= 1000 else a.time_limit
-                for budget in a.budgets.split(","):
+                floor = info(path)["min_budget_percent"]
+                for budget, label in graph_budgets([float(b) for b in a.budgets.split(",")], floor):
                     results = {}
                     for s in solvers:
                         if s == "checkmate" and nodes > a.checkmate_max_nodes:
                             results[s] = None
                             continue
-                        results[s] = solve(path, s, budget + "%", limit, threads=a.threads)
-                        print(f"{shape} {nodes} {budget} % {s}: {cell(results[s])}", file=sys.stderr, flush=True)
+                        results[s] = solve(path, s, f"{budget:.4f}%", limit, threads=a.threads)
+                        print(f"{shape} {nodes} {label} {s}: {cell(results[s])}", file=sys.stderr, flush=True)
                     all_results.append(results)
-                    all_budgets.append(float(budget))
-                    lines.append(row(f"{shape}-{size}", nodes, budget, solvers, results))
+                    all_budgets.append(budget)
+                    lines.append(row(f"{shape}-{size}", nodes, label, solvers, results))
                     open(a.out, "w").write("\n".join(lines) + "\n")
         lines += ["", "Computed over the rows above:", ""] + summary(all_results, all_budgets)
     if a.public:
@@ -155,7 +177,7 @@ def main():
                 for s in solvers:
                     results[s] = solve(path, s, b + "%", a.time_limit, ["--training"], threads=a.threads)
                     print(f"{name} {b} {s}: {cell(results[s])}", file=sys.stderr, flush=True)
-                lines.append(row(name, "-", b, solvers, results))
+                lines.append(row(name, "-", f"{b} %", solvers, results))
                 open(a.out, "w").write("\n".join(lines) + "\n")
     open(a.out, "w").write("\n".join(lines) + "\n")
     print(f"wrote {a.out}", file=sys.stderr)
