@@ -14,6 +14,7 @@
 #include "hiremate/common/error.h"
 #include "hiremate/common/random.h"
 #include "hiremate/common/worker_pool.h"
+#include "hiremate/solvers/dagremat/budget_ladder.h"
 #include "hiremate/solvers/dagremat/dtr_decisions.h"
 #include "hiremate/solvers/dagremat/dtr_pass.h"
 #include "hiremate/solvers/dagremat/evict_sweep.h"
@@ -50,7 +51,7 @@ struct DagRematRun {
   const int64_t cap = budget - dag.sources;
   double one_run = 0;          // every node once: the time of keep-all
   Clock::duration state_cost{};  // what each further start costs, at least
-  std::optional<dagremat::KeepState> keep_all, swept, from_dtr, retained;
+  std::optional<dagremat::KeepState> keep_all, swept, from_dtr, retained, laddered;
   bool retained_fits = false;
   // The DTR pass's own plan (dtr_pass.h), checked by the simulator: returned where no keep/drop
   // state fits, or where it is faster than the best of them.
@@ -180,6 +181,11 @@ struct DagRematRun {
       dtr_job.get();
     else
       run_dtr_pass(from_now(DagRematSolver::kDtrShare), opt.threads);
+    // Nothing fits yet: the budget ladder (budget_ladder.h), beside the sweep below with two threads
+    // or more, after it with one (where that sweep does not fit either).
+    const bool ladder = !swept_fits && !retained_fits && !dtr_schedule;
+    std::future<void> ladder_job;
+    if (ladder && opt.threads >= 2) ladder_job = pool.run([&] { ladder_start(); });
     // Again without shared resumes (evict_sweep.h), within the same share: on smaller dense DAGs
     // they cost more or got stuck where the sweep without them fits (a 1,000-node one at 85 %: 21.7 %
     // against 9.4 %; at 80 % stuck against 832 %); the cheaper plan is the start.
@@ -198,16 +204,20 @@ struct DagRematRun {
         sweep_stats = alone_stats;
       }
     }
+    if (ladder && !ladder_job.valid() && !swept_fits) ladder_start();
     if (swept_fits) dagremat::polish(*swept, deadline);
     swept->commit();
     phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
     // The pass's decisions are a start where the sweep is stuck, and where the pass's plan is cheaper
     // than the sweep's (the search can improve a keep/drop state, not the pass's own plan).
     if (!swept_fits || (dtr && dtr->recompute_cost < swept->recompute_cost())) dtr_projection_start();
+    if (ladder_job.valid()) ladder_job.get();
+    const bool laddered_fits = laddered.has_value();
     // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
     // hand it gets a share of the limit, so that the search has time to improve whichever is better.
-    repair_until = swept_fits || from_dtr_fits || retained_fits ? until(DagRematSolver::kRepairShare) : deadline;
-    if (opt.threads >= 2 && (swept_fits || from_dtr_fits || retained_fits)) {
+    const bool a_start_fits = swept_fits || from_dtr_fits || retained_fits || laddered_fits;
+    repair_until = a_start_fits ? until(DagRematSolver::kRepairShare) : deadline;
+    if (opt.threads >= 2 && a_start_fits) {
       // The search from the cheaper of those runs beside it, on the other threads, until the repair
       // ends: on the 2,000-node dense DAG at 85 % (30 s) the repair ran from 1.7 s to 24 s and fitted
       // nothing, and the search had the last 4.5 s.
@@ -259,6 +269,25 @@ struct DagRematRun {
       dagremat::polish(*retained, until(DagRematSolver::kRetentionShare));
       retained->commit();
     }
+  }
+
+  // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by kLadderShare.
+  void ladder_start() {
+    const auto end = until(DagRematSolver::kLadderShare);
+    if (Clock::now() >= end) return;
+    const int64_t peak = *std::max_element(keep_all->stage_peaks().begin(), keep_all->stage_peaks().end());
+    dagremat::LadderStats stats;
+    std::optional<dagremat::KeepState> s = dagremat::budget_ladder(dag, cap, peak, end, {}, &stats);
+    if (!s) {
+      phase(fmt::format("budget ladder: no plan ({} of {} rungs fitted, the lowest at {:.1f} % of the keep-all peak)",
+                        stats.fitted, stats.rungs, stats.lowest < 0 ? 100.0 : 100.0 * static_cast<double>(stats.lowest) / static_cast<double>(peak)));
+      return;
+    }
+    dagremat::polish(*s, end);
+    s->commit();
+    laddered.emplace(std::move(*s));
+    phase(fmt::format("budget ladder fits ({:.3f} % recomputation, {} rungs)", 100 * laddered->recompute_cost() / one_run,
+                      stats.rungs));
   }
 
   // The DTR pass (dtr_pass.h): milliseconds, and a checked plan wherever it gets through (on the
@@ -324,6 +353,7 @@ struct DagRematRun {
     cheaper(retained, retained_fits, "the search beside the repair, from the retention greedy");
     cheaper(swept, swept_fits, "the search beside the repair, from the eviction sweep");
     cheaper(from_dtr, from_dtr_fits, "the search beside the repair, from the DTR pass");
+    cheaper(laddered, laddered.has_value(), "the search beside the repair, from the budget ladder");
     auto [decisions, cost, stats] = search(from->decisions(), from->recompute_cost(), repair_until, workers, repaired, 1000);
     searched_stats = std::move(stats);
     if (cost >= from->recompute_cost()) {  // nothing new: no state (seconds at 20,000 nodes)
@@ -386,6 +416,7 @@ struct DagRematRun {
     consider(*swept, swept_fits, "the eviction sweep");
     consider(*keep_all, keep_all_fits, "keep-all");
     if (from_dtr) consider(*from_dtr, from_dtr_fits, "the DTR pass");
+    if (laddered) consider(*laddered, true, "the budget ladder");
     if (searched) consider(*searched, searched->excess() == 0, searched_from);
     if (relaxed) consider(*relaxed, relaxed_fits, "the relaxation");
     if (best_keep.empty() && time_for_a_start()) recompute_all_start();
