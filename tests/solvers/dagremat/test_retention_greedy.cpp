@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "hiremate/schedule/min_budget.h"
 #include "hiremate/solvers/solver.h"
@@ -150,4 +152,33 @@ TEST(RetentionGreedy, DropCoverage) {
   EXPECT_LT(drop_coverage(at70, 0), drop_coverage(at90, 0)) << "a lower budget leaves more that only cones or holds relieve";
   EXPECT_GT(drop_coverage(at70, 1), drop_coverage(at70, 0));
   EXPECT_GE(drop_coverage(at70, 2), drop_coverage(at70, 1));
+}
+
+// From a state with drops (the budget ladder's rungs): the greedy at a lower cap, started from its
+// own fitting state at a higher one, leaves a state whose every stage a fresh evaluation confirms
+// (the recomputations of the earlier drops keep their resident inputs), and a valid plan where it fits.
+TEST(RetentionGreedy, FromAStateWithDropsTheStateStaysExact) {
+  int chained = 0;
+  for (uint64_t seed : {1, 2, 3, 4}) {
+    Graph g = layered(300, 0.47, seed);
+    const Baseline b = baseline(g);
+    StageDag dag(g);
+    KeepState keep_all(dag, 0);
+    const int64_t peak = *std::max_element(keep_all.stage_peaks().begin(), keep_all.stage_peaks().end());
+    KeepState high(dag, static_cast<int64_t>(0.9 * static_cast<double>(peak)));
+    if (!retention_greedy(high, kNever)) continue;
+    for (double f : {0.88, 0.86, 0.84}) {
+      KeepState low(dag, static_cast<int64_t>(f * static_cast<double>(peak)));
+      low.assign(high.decisions());
+      low.commit();
+      const bool fits = retention_greedy(low, kNever);
+      const std::string where = "seed " + std::to_string(seed) + " at " + std::to_string(f);
+      expect_consistent(dag, low, where.c_str());
+      if (!fits) break;
+      ++chained;
+      hiremate::testing::expect_plan_within(g, low, low.cap() + dag.sources, b, where);
+      high.assign(low.decisions());
+    }
+  }
+  EXPECT_GE(chained, 4);
 }

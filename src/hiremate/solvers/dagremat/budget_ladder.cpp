@@ -5,23 +5,34 @@
 #include <vector>
 
 #include "hiremate/solvers/dagremat/evict_sweep.h"
+#include "hiremate/solvers/dagremat/retention_greedy.h"
 
 namespace hiremate::dagremat {
 
 namespace {
 
-// One rung: `from`'s decisions at `cap`; the sweep, then the repair until `repair_until` where it got
-// stuck. The state fits or is none.
-std::optional<KeepState> climb(const StageDag& dag, int64_t cap, const std::vector<KeepState::Decision>& from,
-                               Clock::time_point deadline, Clock::time_point repair_until) {
+using Decisions = std::vector<KeepState::Decision>;
+
+// One rung: `from`'s decisions at `cap`, the retention greedy from there; where it does not fit and
+// `sweep`, from `from` again: the eviction sweep, then the repair until `repair_until`.
+std::optional<KeepState> rung(const StageDag& dag, int64_t cap, const Decisions& from, bool sweep,
+                              Clock::time_point deadline, Clock::time_point repair_until) {
   KeepState s(dag, cap);
   s.assign(from);
   s.commit();
-  bool fits = s.excess() == 0 || evict_sweep(s, deadline);
+  if (s.excess() == 0 || retention_greedy(s, deadline)) return s;
+  if (!sweep || Clock::now() >= deadline) return std::nullopt;
+  s.assign(from);
+  s.commit();
+  bool fits = evict_sweep(s, deadline);
   if (!fits && Clock::now() < repair_until) fits = repair(s, repair_until);
   if (!fits) return std::nullopt;
   s.commit();
   return s;
+}
+
+int64_t share_of(double share, int64_t peak) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(share * static_cast<double>(peak))));
 }
 
 }  // namespace
@@ -30,42 +41,47 @@ std::optional<KeepState> budget_ladder(const StageDag& dag, int64_t cap, int64_t
                                        Clock::time_point deadline, const LadderOptions& opt, LadderStats* stats) {
   LadderStats local;
   LadderStats& st = stats ? *stats : local;
-  const int64_t step = std::max<int64_t>(1, static_cast<int64_t>(std::llround(opt.step_share * static_cast<double>(keep_all_peak))));
-  std::vector<int64_t> caps;
-  for (int k = opt.rungs; k >= 1; --k)
-    if (cap + k * step < keep_all_peak) caps.push_back(cap + k * step);
-  caps.push_back(cap);
-  std::vector<KeepState::Decision> last = KeepState(dag, keep_all_peak).decisions();  // keep-all
+  const int64_t step = share_of(opt.step, keep_all_peak), min_step = share_of(opt.min_step, keep_all_peak);
+  Decisions last = KeepState(dag, keep_all_peak).decisions();  // keep-all: fits at its own peak
   int64_t last_cap = keep_all_peak;
-  for (size_t i = 0; i < caps.size(); ++i) {
-    int64_t target = caps[i];
-    int halvings = opt.halvings;
-    for (;;) {
-      if (Clock::now() >= deadline) return std::nullopt;
-      const bool final = target == cap;
-      const auto left = deadline - Clock::now();
-      const auto repair_until =
-          final ? deadline
-                : Clock::now() + std::chrono::duration_cast<Clock::duration>(opt.repair_share * left);
-      ++st.rungs;
-      std::optional<KeepState> s = climb(dag, target, last, deadline, repair_until);
-      if (s) {
+  int64_t target = std::min(cap + share_of(opt.top, keep_all_peak), keep_all_peak);
+  int64_t gap = last_cap - target;  // the step that led to target
+  while (Clock::now() < deadline) {
+    // The greedy alone while the step can still be halved; the sweep and the repair below that.
+    const bool sweep = gap <= min_step || target == keep_all_peak;
+    const auto repair_until =
+        target == cap ? deadline
+                      : Clock::now() + std::chrono::duration_cast<Clock::duration>(opt.repair_share * (deadline - Clock::now()));
+    ++st.rungs;
+    st.swept += sweep;
+    std::optional<KeepState> s = rung(dag, target, last, sweep, deadline, repair_until);
+    if (s && target == cap) {
+      // The returned state evaluated afresh: the searches' incremental evaluation must agree with it.
+      KeepState fresh(dag, cap);
+      fresh.assign(s->decisions());
+      if (fresh.excess() != 0) {
+        ++st.drifted;
+        s.reset();
+      } else {
         ++st.fitted;
         st.lowest = target;
-        if (final) return s;
-        last = s->decisions();
-        last_cap = target;
-        if (target == caps[i]) break;
-        target = caps[i];  // the halfway rung fitted: the rung itself again, from there
-        continue;
+        return fresh;
       }
-      if (halvings-- <= 0 || last_cap - target < 2) {
-        st.failed = target;
-        return std::nullopt;
-      }
-      target = last_cap - (last_cap - target) / 2;
     }
+    if (s) {
+      ++st.fitted;
+      st.lowest = target;
+      last = s->decisions();
+      last_cap = target;
+      gap = std::min(step, target - cap);
+      target -= gap;
+      continue;
+    }
+    if (sweep) break;
+    gap = std::max<int64_t>(1, gap / 2);
+    target = last_cap - gap;
   }
+  st.failed = target;
   return std::nullopt;
 }
 

@@ -168,6 +168,7 @@ struct DagRematRun {
     if (opt.threads >= 2)
       dtr_job = pool.run([&] {
         retention_start();
+        if (!retained_fits) ladder_start();
         run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1);
       });
     else
@@ -181,11 +182,6 @@ struct DagRematRun {
       dtr_job.get();
     else
       run_dtr_pass(from_now(DagRematSolver::kDtrShare), opt.threads);
-    // Nothing fits yet: the budget ladder (budget_ladder.h), beside the sweep below with two threads
-    // or more, after it with one (where that sweep does not fit either).
-    const bool ladder = !swept_fits && !retained_fits && !dtr_schedule;
-    std::future<void> ladder_job;
-    if (ladder && opt.threads >= 2) ladder_job = pool.run([&] { ladder_start(); });
     // Again without shared resumes (evict_sweep.h), within the same share: on smaller dense DAGs
     // they cost more or got stuck where the sweep without them fits (a 1,000-node one at 85 %: 21.7 %
     // against 9.4 %; at 80 % stuck against 832 %); the cheaper plan is the start.
@@ -204,14 +200,15 @@ struct DagRematRun {
         sweep_stats = alone_stats;
       }
     }
-    if (ladder && !ladder_job.valid() && !swept_fits) ladder_start();
+    // With one thread, the budget ladder (budget_ladder.h) after the sweeps, where nothing fits yet
+    // (with more, it followed the retention greedy on its thread).
+    if (opt.threads < 2 && !swept_fits && !retained_fits && !dtr_schedule) ladder_start();
     if (swept_fits) dagremat::polish(*swept, deadline);
     swept->commit();
     phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
     // The pass's decisions are a start where the sweep is stuck, and where the pass's plan is cheaper
     // than the sweep's (the search can improve a keep/drop state, not the pass's own plan).
     if (!swept_fits || (dtr && dtr->recompute_cost < swept->recompute_cost())) dtr_projection_start();
-    if (ladder_job.valid()) ladder_job.get();
     const bool laddered_fits = laddered.has_value();
     // Keep-all first (the better start on every public graph but resnet50). With the sweep's plan in
     // hand it gets a share of the limit, so that the search has time to improve whichever is better.
@@ -271,7 +268,9 @@ struct DagRematRun {
     }
   }
 
-  // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by kLadderShare.
+  // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by kLadderShare:
+  // where the retention greedy from keep-all does not fit (the 5,000-node dense DAG at 80 %, none in
+  // 60 s before), and then on its thread, before the DTR pass, with two threads or more.
   void ladder_start() {
     const auto end = until(DagRematSolver::kLadderShare);
     if (Clock::now() >= end) return;

@@ -58,9 +58,9 @@ class DagRematSolver : public Solver {
   static constexpr int kRetentionCoverageLevels = 1;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
-  // The budget ladder (budget_ladder.h), only where neither sweep, the retention greedy nor the DTR
-  // pass fits: it ends by this share. measured: bench/results/checkmate.md (dense DAGs)
-  static constexpr double kLadderShare = 0.8;
+  // The budget ladder (budget_ladder.h), where the retention greedy does not fit (with one thread:
+  // where nothing fits after the sweeps), ends by this share. measured: bench/results/checkmate.md
+  static constexpr double kLadderShare = 0.5;
   // With one thread, the DTR pass (dtr_pass.h) gets this share from when it begins, after the sweep
   // (with more, it runs beside the sweep, within kSweepShare) (milliseconds on the public
   // graphs, 0.6 s per variant on the 2,000-node dense DAG, about 1 s for its first on the 20,000-node

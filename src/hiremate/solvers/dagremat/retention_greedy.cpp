@@ -48,6 +48,19 @@ struct Greedy {
 
   Greedy(KeepState& st, const RetentionOptions& o) : s(st), dag(st.dag()), opt(o), required(dag.n), peaks(dag.n) {
     peaks.assign(0, dag.n - 1, [&](int t) { return s.stage_peak(t); });
+    // From a state with drops (the budget ladder's rungs), what its recomputations read resident is
+    // required where they read it: a drop across such a stage would change that stage's recomputation,
+    // which the inert moves below do not evaluate.
+    std::vector<int> ops;
+    for (int t = 0; t < dag.n; ++t) {
+      ops = s.stage_ops(t);
+      if (ops.size() < 2) continue;
+      for (int x : ops) {
+        if (x == t) continue;
+        for (int w : dag.pred[x])
+          if (s.resident(w, t)) require(w, t);
+      }
+    }
   }
 
   // The largest required stage of v in [from, to], or -1.

@@ -35,7 +35,8 @@ struct RetentionOptions {
   int depth = 2;
 };
 
-// From `s` (the keep-all state). Returns whether the state fits. Commits as it goes.
+// From `s`: the keep-all state, or one with drops (their recomputations' resident inputs stay where
+// they read them; only kept gaps are dropped). Returns whether the state fits. Commits as it goes.
 bool retention_greedy(KeepState& s, Clock::time_point deadline, const RetentionOptions& opt = {},
                       RetentionStats* stats = nullptr);
 
