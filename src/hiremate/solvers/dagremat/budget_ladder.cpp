@@ -13,22 +13,23 @@ namespace {
 
 using Decisions = std::vector<KeepState::Decision>;
 
-// One rung: `from`'s decisions at `cap`, the retention greedy from there; where it does not fit and
-// `sweep`, from `from` again: the eviction sweep, then the repair until `repair_until`.
-std::optional<KeepState> rung(const StageDag& dag, int64_t cap, const Decisions& from, bool sweep,
-                              Clock::time_point deadline, Clock::time_point repair_until) {
-  KeepState s(dag, cap);
+// One rung: `s` (the plan of the rung above, whose decisions are `from`) at `cap`, the retention greedy
+// from there; where it does not fit and `sweep`, from `from` again: the eviction sweep, then the repair
+// until `repair_until`. Whether `s` fits; where it does not, `s` holds `from` again.
+bool rung(KeepState& s, int64_t cap, const Decisions& from, bool sweep, Clock::time_point deadline,
+          Clock::time_point repair_until) {
+  s.set_cap(cap);
+  if (s.excess() == 0 || retention_greedy(s, deadline)) return true;
   s.assign(from);
   s.commit();
-  if (s.excess() == 0 || retention_greedy(s, deadline)) return s;
-  if (!sweep || Clock::now() >= deadline) return std::nullopt;
-  s.assign(from);
-  s.commit();
+  if (!sweep || Clock::now() >= deadline) return false;
   bool fits = evict_sweep(s, deadline);
   if (!fits && Clock::now() < repair_until) fits = repair(s, repair_until);
-  if (!fits) return std::nullopt;
   s.commit();
-  return s;
+  if (fits) return true;
+  s.assign(from);
+  s.commit();
+  return false;
 }
 
 int64_t share_of(double share, int64_t peak) {
@@ -42,7 +43,8 @@ std::optional<KeepState> budget_ladder(const StageDag& dag, int64_t cap, int64_t
   LadderStats local;
   LadderStats& st = stats ? *stats : local;
   const int64_t step = share_of(opt.step, keep_all_peak), min_step = share_of(opt.min_step, keep_all_peak);
-  Decisions last = KeepState(dag, keep_all_peak).decisions();  // keep-all: fits at its own peak
+  KeepState s(dag, keep_all_peak);  // keep-all: fits at its own peak
+  Decisions last = s.decisions();
   int64_t last_cap = keep_all_peak;
   int64_t target = std::min(cap + share_of(opt.top, keep_all_peak), keep_all_peak);
   int64_t gap = last_cap - target;  // the step that led to target
@@ -54,24 +56,25 @@ std::optional<KeepState> budget_ladder(const StageDag& dag, int64_t cap, int64_t
                       : Clock::now() + std::chrono::duration_cast<Clock::duration>(opt.repair_share * (deadline - Clock::now()));
     ++st.rungs;
     st.swept += sweep;
-    std::optional<KeepState> s = rung(dag, target, last, sweep, deadline, repair_until);
-    if (s && target == cap) {
+    bool fits = rung(s, target, last, sweep, deadline, repair_until);
+    if (fits && target == cap) {
       // The returned state evaluated afresh: the searches' incremental evaluation must agree with it.
       KeepState fresh(dag, cap);
-      fresh.assign(s->decisions());
-      if (fresh.excess() != 0) {
-        ++st.drifted;
-        s.reset();
-      } else {
+      fresh.assign(s.decisions());
+      if (fresh.excess() == 0) {
         ++st.fitted;
         st.lowest = target;
         return fresh;
       }
+      ++st.drifted;
+      fits = false;
+      s.assign(last);
+      s.commit();
     }
-    if (s) {
+    if (fits) {
       ++st.fitted;
       st.lowest = target;
-      last = s->decisions();
+      last = s.decisions();
       last_cap = target;
       gap = std::min(step, target - cap);
       target -= gap;

@@ -168,7 +168,7 @@ struct DagRematRun {
     if (opt.threads >= 2)
       dtr_job = pool.run([&] {
         retention_start();
-        if (!retained_fits) ladder_start();
+        if (!retained_fits) ladder_start(DagRematSolver::kLadderShare);
         run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1);
       });
     else
@@ -202,7 +202,7 @@ struct DagRematRun {
     }
     // With one thread, the budget ladder (budget_ladder.h) after the sweeps, where nothing fits yet
     // (with more, it followed the retention greedy on its thread).
-    if (opt.threads < 2 && !swept_fits && !retained_fits && !dtr_schedule) ladder_start();
+    if (opt.threads < 2 && !swept_fits && !retained_fits && !dtr_schedule) ladder_start(DagRematSolver::kSweepShare);
     if (swept_fits) dagremat::polish(*swept, deadline);
     swept->commit();
     phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
@@ -268,11 +268,12 @@ struct DagRematRun {
     }
   }
 
-  // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by kLadderShare:
-  // where the retention greedy from keep-all does not fit (the 5,000-node dense DAG at 80 %, none in
-  // 60 s before), and then on its thread, before the DTR pass, with two threads or more.
-  void ladder_start() {
-    const auto end = until(DagRematSolver::kLadderShare);
+  // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by `share` of the
+  // limit: with two threads or more where the retention greedy from keep-all does not fit, on its
+  // thread, before the DTR pass, by kLadderShare (the 5,000-node dense DAG at 80 %, none in 60 s
+  // before); with one, where nothing fits after the sweeps, by kSweepShare.
+  void ladder_start(double share) {
+    const auto end = until(share);
     if (Clock::now() >= end) return;
     const int64_t peak = *std::max_element(keep_all->stage_peaks().begin(), keep_all->stage_peaks().end());
     dagremat::LadderStats stats;

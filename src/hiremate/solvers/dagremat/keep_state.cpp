@@ -6,6 +6,13 @@
 
 namespace hiremate::dagremat {
 
+void KeepState::set_cap(int64_t cap) {
+  commit();
+  cap_ = cap;
+  excess_ = 0;
+  for (int64_t p : peak_) excess_ += std::max<int64_t>(0, p - cap_);
+}
+
 KeepState::KeepState(const StageDag& dag, int64_t cap)
     : dag_(dag), cap_(cap), dec_(dag.gaps.size()), resume_at_(dag.n), base_(dag.n, 0), cost_(dag.n, 0),
       peak_(dag.n, 0), stamp_(dag.n, 0), last_read_(dag.n, -1) {

@@ -62,6 +62,9 @@ class KeepState {
   // those stages' peaks move by the value's bytes instead of being evaluated again (on a 20,000-node
   // dense DAG a gap spans thousands of stages); the ends and resumes are evaluated.
   void set_inert(int gap, int hold, int resume);
+  // Another cap for the same decisions (the budget ladder's rungs): only the excess changes. Clears
+  // the journal (a rollback past it would mix caps).
+  void set_cap(int64_t cap);
   // Evaluates stage t again.
   void refresh(int t) { store(t, evaluate(t)); }
   // Sets every decision at once (evaluates every stage); clears the journal.
