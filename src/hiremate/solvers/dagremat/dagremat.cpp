@@ -272,6 +272,7 @@ struct DagRematRun {
   // limit: with two threads or more where the retention greedy from keep-all does not fit, on its
   // thread, before the DTR pass, by kLadderShare (the 5,000-node dense DAG at 80 %, none in 60 s
   // before); with one, where nothing fits after the sweeps, by kSweepShare.
+  int64_t ladder_lowest = -1, ladder_peak = 1;  // where it found no plan: its lowest rung that fitted
   void ladder_start(double share) {
     const auto end = until(share);
     if (Clock::now() >= end) return;
@@ -279,6 +280,8 @@ struct DagRematRun {
     dagremat::LadderStats stats;
     std::optional<dagremat::KeepState> s = dagremat::budget_ladder(dag, cap, peak, end, {}, &stats);
     if (!s) {
+      ladder_lowest = stats.lowest;
+      ladder_peak = peak;
       phase(fmt::format("budget ladder: no plan ({} of {} rungs fitted, the lowest at {:.1f} % of the keep-all peak)",
                         stats.fitted, stats.rungs, stats.lowest < 0 ? 100.0 : 100.0 * static_cast<double>(stats.lowest) / static_cast<double>(peak)));
       return;
@@ -495,6 +498,13 @@ struct DagRematRun {
     plan.note = fmt::format("no start fits the budget after {:.1f} s ({}; {}; the greedy repair from every start and "
                             "annealing from its state found none); a longer --time-limit may find a plan",
                             run.elapsed(), sweep, pass);
+    // The ladder's lowest rung that fitted: the lowest budget this search reached, for the user.
+    if (ladder_lowest >= 0)
+      plan.note += fmt::format("; the budget ladder reached a plan at a budget of {} bytes ({:.1f} % of the keep-all "
+                               "peak) and none below it in this run",
+                               ladder_lowest + dag.sources,
+                               100.0 * static_cast<double>(ladder_lowest + dag.sources) /
+                                   static_cast<double>(ladder_peak + dag.sources));
     // Where the budget holds the recursive pebbling of every node, a plan exists: the search fell short.
     if (const dagremat::PebblingBound pb = dagremat::recursive_pebbling_bound(dag); pb.bytes <= cap)
       plan.note += fmt::format(
