@@ -6,7 +6,7 @@
 // (retention_greedy.h, from any state) first; where it does not fit, the rung halfway to the last
 // one that fitted, down to min_step; below that, the eviction sweep (evict_sweep.h) and the repair
 // (search.h) from the last plan. On the 5,000-node dense DAG the greedy from keep-all leaves 5.9
-// MB-stages above the cap at 80 %, and fits at every rung of 1 % from 90 % down to 79 %.
+// MB-stages above the cap at 80 %, and fits at every rung of 1 % from 90 % down to 80 %.
 #pragma once
 #include <cstdint>
 #include <optional>
