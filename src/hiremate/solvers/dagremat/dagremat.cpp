@@ -171,8 +171,10 @@ struct DagRematRun {
         if (!retained_fits) ladder_start(DagRematSolver::kLadderShare);
         run_dtr_pass(until(DagRematSolver::kSweepShare), opt.threads - 1);
       });
-    else
+    else {
       retention_start();
+      if (!retained_fits) ladder_start(DagRematSolver::kLadderShare);
+    }
     swept.emplace(*keep_all);
     swept_fits = dagremat::evict_sweep(*swept, until(DagRematSolver::kSweepShare), {}, &sweep_stats);
     phase(swept_fits ? fmt::format("eviction sweep with shared resumes fits ({:.3f} % recomputation)",
@@ -200,9 +202,6 @@ struct DagRematRun {
         sweep_stats = alone_stats;
       }
     }
-    // With one thread, the budget ladder (budget_ladder.h) after the sweeps, where nothing fits yet
-    // (with more, it followed the retention greedy on its thread).
-    if (opt.threads < 2 && !swept_fits && !retained_fits && !dtr_schedule) ladder_start(DagRematSolver::kSweepShare);
     if (swept_fits) dagremat::polish(*swept, deadline);
     swept->commit();
     phase(swept_fits ? "eviction sweep fits" : "eviction sweep stuck");
@@ -269,9 +268,9 @@ struct DagRematRun {
   }
 
   // The budget ladder's state (budget_ladder.h), polished, where it reaches the cap by `share` of the
-  // limit: with two threads or more where the retention greedy from keep-all does not fit, on its
-  // thread, before the DTR pass, by kLadderShare (the 5,000-node dense DAG at 80 %, none in 60 s
-  // before); with one, where nothing fits after the sweeps, by kSweepShare.
+  // limit, where the retention greedy from keep-all does not fit: after it, on its thread, before the
+  // DTR pass (the 5,000-node dense DAG at 80 %, none in 60 s before). With one thread it runs before
+  // the sweeps too: after them (by kSweepShare) it had no time left at 10 s.
   int64_t ladder_lowest = -1, ladder_peak = 1;  // where it found no plan: its lowest rung that fitted
   void ladder_start(double share) {
     const auto end = until(share);

@@ -58,8 +58,7 @@ class DagRematSolver : public Solver {
   static constexpr int kRetentionCoverageLevels = 1;
   // The eviction sweep. measured: bench/results/time_shares.md#dagremat-sweep-share
   static constexpr double kSweepShare = 0.8;
-  // With two threads or more, the budget ladder (budget_ladder.h), where the retention greedy does
-  // not fit, ends by this share (with one, where nothing fits after the sweeps, by kSweepShare).
+  // The budget ladder (budget_ladder.h), where the retention greedy does not fit, ends by this share.
   // measured: bench/results/checkmate.md
   static constexpr double kLadderShare = 0.5;
   // With one thread, the DTR pass (dtr_pass.h) gets this share from when it begins, after the sweep
